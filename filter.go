@@ -1,0 +1,96 @@
+package toolgate
+
+import (
+	"fmt"
+	"strings"
+)
+
+// pattern is a parsed "server:tool" pattern; either side may contain '*'.
+type pattern struct {
+	text         string
+	server, tool string
+}
+
+func parsePattern(s string) (pattern, error) {
+	server, tool, ok := strings.Cut(s, ":")
+	if !ok || server == "" || tool == "" {
+		return pattern{}, fmt.Errorf("bad pattern %q: want SERVER:TOOL, e.g. \"search:google_search\" or \"*:delete_*\"", s)
+	}
+	return pattern{text: s, server: server, tool: tool}, nil
+}
+
+func (p pattern) match(server, tool string) bool {
+	return globMatch(p.server, server) && globMatch(p.tool, tool)
+}
+
+// globMatch reports whether s matches pat, where '*' matches any run of
+// characters (including none) and every other character matches itself.
+func globMatch(pat, s string) bool {
+	// Greedy matching with backtracking to the last star: linear for the
+	// patterns people write, never exponential.
+	p, i := 0, 0
+	star, mark := -1, 0
+	for i < len(s) {
+		switch {
+		case p < len(pat) && pat[p] == '*':
+			star, mark = p, i
+			p++
+		case p < len(pat) && pat[p] == s[i]:
+			p++
+			i++
+		case star >= 0:
+			p = star + 1
+			mark++
+			i = mark
+		default:
+			return false
+		}
+	}
+	for p < len(pat) && pat[p] == '*' {
+		p++
+	}
+	return p == len(pat)
+}
+
+// filter is the allow/deny decision shared by discovery and calls.
+type filter struct {
+	deny, allow []pattern
+}
+
+func newFilter(deny, allow []string) (filter, error) {
+	var f filter
+	for i, s := range deny {
+		p, err := parsePattern(s)
+		if err != nil {
+			return f, fmt.Errorf("toolgate.deny[%d]: %w", i, err)
+		}
+		f.deny = append(f.deny, p)
+	}
+	for i, s := range allow {
+		p, err := parsePattern(s)
+		if err != nil {
+			return f, fmt.Errorf("toolgate.allow[%d]: %w", i, err)
+		}
+		f.allow = append(f.allow, p)
+	}
+	return f, nil
+}
+
+// check returns "" when server:tool may be listed and called, or else the
+// reason it may not.
+func (f *filter) check(server, tool string) string {
+	for _, p := range f.deny {
+		if p.match(server, tool) {
+			return fmt.Sprintf("%s:%s is denied by toolgate.deny pattern %q", server, tool, p.text)
+		}
+	}
+	if len(f.allow) == 0 {
+		return ""
+	}
+	for _, p := range f.allow {
+		if p.match(server, tool) {
+			return ""
+		}
+	}
+	return fmt.Sprintf("%s:%s is not admitted by toolgate.allow", server, tool)
+}
