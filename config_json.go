@@ -22,7 +22,13 @@ type rawObject struct {
 // the line and column of a syntax error.
 func decodeConfig(data []byte) (Config, error) {
 	var cfg Config
-	top, err := parseObject(data)
+	// A full parse first gives syntax errors an offset in the whole document.
+	var whole any
+	err := json.Unmarshal(data, &whole)
+	var top *rawObject
+	if err == nil {
+		top, err = parseObject(data)
+	}
 	if err != nil {
 		var syn *json.SyntaxError
 		if errors.As(err, &syn) {

@@ -44,7 +44,7 @@ func Normalize(res *mcp.CallToolResult) string {
 				}
 			}
 		case *mcp.ResourceLink:
-			parts = append(parts, strings.TrimSpace(fmt.Sprintf("[resource_link %s %s]", c.Name, c.URI)))
+			parts = append(parts, "[resource_link "+strings.TrimSpace(c.Name+" "+c.URI)+"]")
 		case nil:
 		default:
 			parts = append(parts, fmt.Sprintf("[%T content]", c))
