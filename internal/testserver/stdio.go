@@ -69,7 +69,7 @@ func Command(behaviour string) (command string, args []string, env map[string]st
 	if err != nil {
 		command = os.Args[0]
 	}
-	return command, []string{"-test.run=^$"}, map[string]string{EnvVar: behaviour}
+	return command, []string{"-test.run=^$"}, map[string]string{EnvVar: behaviour, "GORACE": "atexit_sleep_ms=0"}
 }
 
 // runBehaviour runs the stdio server with the named behaviour and returns
