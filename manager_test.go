@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolgate/toolgate"
+	"github.com/toolgate/toolgate/internal/testserver"
 )
 
 func fmtAny(v any) string { return fmt.Sprint(v) }
@@ -365,4 +368,52 @@ func TestStepLogKeepsSecretsOut(t *testing.T) {
 			t.Errorf("step log leaks %q", secret)
 		}
 	}
+}
+
+// swappable lets a test replace an HTTP server's handler, so that the new
+// one has forgotten every session.
+type swappable struct {
+	mu  sync.Mutex
+	h   http.Handler
+	ids []string // session IDs seen
+}
+
+func (s *swappable) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	h := s.h
+	if id := r.Header.Get("Mcp-Session-Id"); id != "" && !slices.Contains(s.ids, id) {
+		s.ids = append(s.ids, id)
+	}
+	s.mu.Unlock()
+	h.ServeHTTP(w, r)
+}
+
+// endSessions deletes, on h, every session the swappable has seen.
+func (s *swappable) endSessions(h http.Handler) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, id := range s.ids {
+		req := httptest.NewRequest(http.MethodDelete, "/", nil)
+		req.Header.Set("Mcp-Session-Id", id)
+		h.ServeHTTP(httptest.NewRecorder(), req)
+	}
+}
+
+func TestForgottenHTTPSessionReconnects(t *testing.T) {
+	h, _ := testserver.StreamableHandler()
+	sw := &swappable{h: h}
+	srv := httptest.NewServer(sw)
+	t.Cleanup(srv.Close) // after the Manager's cleanup: its streams must end first
+	m := newManager(t, toolgate.Config{Servers: []toolgate.ServerConfig{{Name: "ts", URL: srv.URL}}})
+	ctx := ctxT(t)
+	wantOK(t, m.CallTool(ctx, "ts", "echo", map[string]any{"text": "one"}))
+
+	fresh, _ := testserver.StreamableHandler()
+	sw.mu.Lock()
+	sw.h = fresh // the server restarted: our session ID means nothing to it
+	sw.mu.Unlock()
+	t.Cleanup(func() { sw.endSessions(h) }) // the old server's session must not outlive the test
+
+	wantCode(t, m.CallTool(ctx, "ts", "echo", map[string]any{"text": "two"}), toolgate.CodeConnectionLost, "")
+	wantOK(t, m.CallTool(ctx, "ts", "echo", map[string]any{"text": "three"}))
 }
