@@ -66,16 +66,16 @@ type Result struct {
 func (r Result) OK() bool { return r.Err == nil }
 
 type resultJSON struct {
-	Server     string          `json:"server_name"`
-	Tool       string          `json:"tool_name"`
-	Result     *string         `json:"result,omitempty"`
-	Error      string          `json:"error,omitempty"`
-	ErrorCode  Code            `json:"error_code,omitempty"`
-	Content    []mcp.Content   `json:"content,omitempty"`
-	Structured any             `json:"structured,omitempty"`
-	Truncated  bool            `json:"truncated,omitempty"`
-	Fallback   string          `json:"fallback,omitempty"`
-	DurationMS *float64        `json:"duration_ms,omitempty"`
+	Server     string        `json:"server_name"`
+	Tool       string        `json:"tool_name"`
+	Result     *string       `json:"result,omitempty"`
+	Error      string        `json:"error,omitempty"`
+	ErrorCode  Code          `json:"error_code,omitempty"`
+	Content    []mcp.Content `json:"content,omitempty"`
+	Structured any           `json:"structured,omitempty"`
+	Truncated  bool          `json:"truncated,omitempty"`
+	Fallback   string        `json:"fallback,omitempty"`
+	DurationMS *float64      `json:"duration_ms,omitempty"`
 }
 
 // MarshalJSON encodes the Result in the contract shape: "result" on success,
