@@ -43,13 +43,14 @@ const (
 const usage = `toolgate: a tool gateway for AI agents over MCP servers.
 
 Usage:
-  toolgate [--config FILE] tools [--json]
+  toolgate [--config FILE] tools [--json [--seed]]
   toolgate [--config FILE] call SERVER TOOL [ARGS_JSON | -]
   toolgate [--config FILE] call --batch
 
 Commands:
   tools   list every configured server and its tools (a failing server is
-          listed with its error)
+          listed with its error); --json prints JSON, --seed in the original
+          ToolManager's shape (errors inside "tools")
   call    call one tool and print its Result as JSON; ARGS_JSON is a JSON
           object, "-" reads it from stdin. With --batch, read JSON Lines
           {"server": ..., "tool": ..., "arguments": {...}} from stdin and
@@ -91,6 +92,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	fs.SetOutput(io.Discard)
 	configPath := fs.String("config", "", "config file")
 	asJSON := fs.Bool("json", false, "tools: print JSON")
+	seed := fs.Bool("seed", false, "tools --json: print the original ToolManager's shape")
 	batch := fs.Bool("batch", false, "call: read JSON Lines requests from stdin")
 	help := fs.Bool("help", false, "show help")
 	fs.BoolVar(help, "h", false, "show help")
@@ -112,7 +114,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		if len(rest) != 0 {
 			return usageError(stderr, "tools takes no arguments")
 		}
-		return withManager(cfg, stderr, func(m *toolgate.Manager) int { return listTools(ctx, m, stdout, *asJSON) })
+		return withManager(cfg, stderr, func(m *toolgate.Manager) int { return listTools(ctx, m, stdout, *asJSON, *seed) })
 	case "call":
 		if *batch {
 			if len(rest) != 0 {
@@ -242,7 +244,7 @@ func jsonKind(v any) string {
 	return fmt.Sprintf("%T", v)
 }
 
-func listTools(ctx context.Context, m *toolgate.Manager, stdout io.Writer, asJSON bool) int {
+func listTools(ctx context.Context, m *toolgate.Manager, stdout io.Writer, asJSON, seed bool) int {
 	defs, err := m.ToolDefinitions(ctx)
 	if err != nil && defs == nil {
 		fmt.Fprintf(stdout, "toolgate: %v\n", err)
@@ -252,7 +254,11 @@ func listTools(ctx context.Context, m *toolgate.Manager, stdout io.Writer, asJSO
 		enc := json.NewEncoder(stdout)
 		enc.SetEscapeHTML(false)
 		enc.SetIndent("", "  ")
-		_ = enc.Encode(defs)
+		if seed {
+			_ = enc.Encode(toolgate.SeedDefinitions(defs))
+		} else {
+			_ = enc.Encode(defs)
+		}
 		return exitOK
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
