@@ -30,8 +30,10 @@ func (m *Manager) CallTool(ctx context.Context, serverName, tool string, args ma
 		res.Duration = time.Since(start)
 		m.logCallEnd(res)
 	}()
-	m.log.LogStep(LevelInfo, "call_start", "calling "+serverName+":"+tool,
-		map[string]any{"server": serverName, "tool": tool})
+	if m.logging {
+		m.log.LogStep(LevelInfo, "call_start", "calling "+serverName+":"+tool,
+			map[string]any{"server": serverName, "tool": tool})
+	}
 
 	if m.closed.Load() {
 		return errorResult(serverName, tool, CodeClosed, "the tool manager is closed")
@@ -129,6 +131,9 @@ func (m *Manager) classify(callCtx, ctx context.Context, err error, timeout time
 }
 
 func (m *Manager) logCallEnd(r Result) {
+	if !m.logging {
+		return
+	}
 	meta := map[string]any{"server": r.Server, "tool": r.Tool, "duration_ms": r.Duration.Milliseconds()}
 	if r.Err != nil {
 		meta["error_code"] = string(r.Err.Code)

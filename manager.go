@@ -85,6 +85,7 @@ type Manager struct {
 	byName  map[string]*server
 	filter  filter
 	log     StepLogger
+	logging bool // a StepLogger was given: spend nothing on the log otherwise
 
 	closed    atomic.Bool
 	closeOnce sync.Once
@@ -103,15 +104,19 @@ func New(cfg Config, opts ...Option) (*Manager, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("toolgate: invalid config: %w", err)
 	}
-	o := options{log: nopLogger{}, closeGrace: 300 * time.Millisecond}
+	o := options{closeGrace: 300 * time.Millisecond}
 	for _, opt := range opts {
 		opt(&o)
+	}
+	logging := o.log != nil
+	if !logging {
+		o.log = nopLogger{}
 	}
 	f, err := newFilter(cfg.Deny, cfg.Allow)
 	if err != nil {
 		return nil, err
 	}
-	m := &Manager{cfg: cfg, byName: make(map[string]*server), filter: f, log: o.log}
+	m := &Manager{cfg: cfg, byName: make(map[string]*server), filter: f, log: o.log, logging: logging}
 	uopts := upstream.Options{
 		Client: &mcp.Implementation{Name: "toolgate", Version: Version},
 		Log: func(level, step, msg string, meta map[string]any) {
