@@ -3,8 +3,8 @@ package toolgate_test
 import (
 	"context"
 	"os/exec"
-	"time"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolgate/toolgate"

@@ -166,9 +166,21 @@ func (sess *session) stderrTail() string {
 	return sess.proc.stderr.Lines(10)
 }
 
+// exit describes how the child ended, or "" if it has not been reaped.
 func (sess *session) exit() string {
 	if sess.proc == nil {
 		return ""
 	}
+	if sess.cs != nil {
+		// The go-sdk reaps the child while closing the connection, and the
+		// connection reports itself closed only after that: wait for it, so
+		// as not to read the process state while it is being written.
+		select {
+		case <-sess.dead:
+		case <-time.After(50 * time.Millisecond):
+			return ""
+		}
+	}
+	// A failed connect has already closed (and reaped) what it started.
 	return sess.proc.exitStatus()
 }
