@@ -48,10 +48,7 @@ func (s *Server) connect(ctx context.Context) (*session, error) {
 		if cause := context.Cause(ctx); ctx.Err() != nil && !errors.Is(err, cause) {
 			err = fmt.Errorf("%w (%v)", cause, err)
 		}
-		cerr := &ConnectError{Server: s.spec.Name, Err: err}
-		if sess.proc != nil {
-			cerr.Stderr, cerr.Exit = sess.stderrTail(), sess.exit()
-		}
+		cerr := &ConnectError{Server: s.spec.Name, Err: err, Child: sess.child()}
 		s.opts.Log("error", "connect", "connect failed: "+cerr.Error(), map[string]any{"server": s.spec.Name})
 		return nil, cerr
 	}
@@ -157,6 +154,11 @@ func (sess *session) release() {
 	if sess.stop != nil {
 		sess.stop()
 	}
+}
+
+// child reports what the session's child left behind (nothing for remote servers).
+func (sess *session) child() Child {
+	return Child{Stderr: sess.stderrTail(), Exit: sess.exit()}
 }
 
 func (sess *session) stderrTail() string {

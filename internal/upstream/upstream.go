@@ -60,42 +60,39 @@ var ErrClosed = errors.New("closed")
 type ConnectError struct {
 	Server string
 	Err    error
-	Stderr string // the tail of the child's stderr, if any
-	Exit   string // how the child ended, if it did
+	Child  // what the child left behind, for stdio servers
 }
 
-func (e *ConnectError) Error() string {
-	msg := e.Err.Error()
-	if e.Exit != "" {
-		msg += " (server " + e.Exit + ")"
-	}
-	if e.Stderr != "" {
-		msg += "; stderr: " + e.Stderr
-	}
-	return msg
-}
+func (e *ConnectError) Error() string { return e.Child.describe(e.Err.Error()) }
 
 func (e *ConnectError) Unwrap() error { return e.Err }
 
 // LostError is a session that died while a request was in flight.
 type LostError struct {
-	Err    error
-	Stderr string
-	Exit   string
+	Err error
+	Child
 }
 
-func (e *LostError) Error() string {
-	msg := "connection lost: " + e.Err.Error()
-	if e.Exit != "" {
-		msg += " (server " + e.Exit + ")"
+func (e *LostError) Error() string { return e.Child.describe("connection lost: " + e.Err.Error()) }
+
+func (e *LostError) Unwrap() error { return e.Err }
+
+// Child is what a stdio server's process left behind when it failed.
+type Child struct {
+	Stderr string // the tail of its stderr, if any
+	Exit   string // how it ended, if it did
+}
+
+// describe appends the child's exit status and stderr tail to msg.
+func (c Child) describe(msg string) string {
+	if c.Exit != "" {
+		msg += " (server " + c.Exit + ")"
 	}
-	if e.Stderr != "" {
-		msg += "; stderr: " + e.Stderr
+	if c.Stderr != "" {
+		msg += "; stderr: " + c.Stderr
 	}
 	return msg
 }
-
-func (e *LostError) Unwrap() error { return e.Err }
 
 // Server is one configured MCP server. It is safe for concurrent use.
 type Server struct {
@@ -238,7 +235,7 @@ func (s *Server) use(ctx context.Context, f func(*mcp.ClientSession) error) erro
 	}
 	if sess.lost(err) {
 		s.drop(sess)
-		return &LostError{Err: err, Stderr: sess.stderrTail(), Exit: sess.exit()}
+		return &LostError{Err: err, Child: sess.child()}
 	}
 	return err
 }
@@ -333,11 +330,8 @@ func (s *Server) drop(sess *session) {
 func (s *Server) retire(sess *session) {
 	sess.close(s.spec.CloseGrace)
 	meta := map[string]any{"server": s.spec.Name}
-	if t := sess.stderrTail(); t != "" {
-		meta["stderr"] = t
-	}
-	if e := sess.exit(); e != "" {
-		meta["exit"] = e
+	if c := sess.child(); c != (Child{}) {
+		meta["stderr"], meta["exit"] = c.Stderr, c.Exit
 	}
 	s.opts.Log("warning", "session_lost", "session ended; the next call reconnects", meta)
 }
