@@ -279,7 +279,9 @@ func TestCloseEndsEveryChildQuickly(t *testing.T) {
 	}
 	start := time.Now()
 	m.Close()
-	if took := time.Since(start); took > 2*time.Second {
+	took := time.Since(start)
+	t.Logf("Close of 10 servers that ignore stdin closing and SIGTERM took %v", took)
+	if took > 2*time.Second {
 		t.Errorf("Close took %v for 10 servers that ignore stdin closing, want < 2s", took)
 	}
 	if n := testServerProcesses(t); n != 0 {
