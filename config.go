@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Transport names how toolgate talks to a server.
@@ -78,11 +80,23 @@ type ServerConfig struct {
 	Session SessionMode
 	// Stateful marks a server whose session holds state between calls, such as a browser.
 	Stateful bool
+
+	// NewTransport, if set, connects to an in-process server instead of
+	// Command or URL: it is called for every new session. It exists for
+	// embedding servers (e.g. with mcp.NewInMemoryTransports) and for
+	// benchmarks; it has no JSON form.
+	NewTransport func() mcp.Transport
 }
+
+// TransportInProcess is the transport of a server reached through
+// ServerConfig.NewTransport.
+const TransportInProcess Transport = "in-process"
 
 // transport returns the effective transport.
 func (s *ServerConfig) transport() Transport {
 	switch {
+	case s.NewTransport != nil:
+		return TransportInProcess
 	case s.Transport != "":
 		return s.Transport
 	case s.URL != "":
@@ -134,6 +148,10 @@ func (s *ServerConfig) validate() []error {
 		errs = append(errs, fmt.Errorf("mcpServers.%s.%s: %s", s.Name, field, fmt.Sprintf(format, args...)))
 	}
 	switch {
+	case s.NewTransport != nil:
+		if s.Command != "" || s.URL != "" {
+			bad("command", "set with NewTransport; use one way to reach a server")
+		}
 	case s.Command == "" && s.URL == "":
 		bad("command", "required (or set url for a remote server)")
 	case s.Command != "" && s.URL != "":

@@ -137,6 +137,7 @@ func New(cfg Config, opts ...Option) (*Manager, error) {
 			Dir:            sc.Cwd,
 			URL:            sc.URL,
 			Headers:        sc.Headers,
+			NewTransport:   sc.NewTransport,
 			ConnectTimeout: firstPositive(sc.ConnectTimeout, cfg.ConnectTimeout, DefaultConnectTimeout),
 			PerCall:        sc.Session == SessionPerCall,
 			CloseGrace:     o.closeGrace,

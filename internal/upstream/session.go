@@ -73,6 +73,9 @@ func (s *Server) connect(ctx context.Context) (*session, error) {
 
 // transport builds the go-sdk transport for the spec.
 func (s *Server) transport(sess *session) (mcp.Transport, error) {
+	if s.spec.NewTransport != nil {
+		return s.spec.NewTransport(), nil
+	}
 	switch s.spec.Transport {
 	case SSE:
 		life, stop := context.WithCancel(context.Background())

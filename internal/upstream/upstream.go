@@ -34,6 +34,9 @@ type Spec struct {
 	URL     string
 	Headers map[string]string
 
+	// NewTransport, if set, makes each session's transport instead.
+	NewTransport func() mcp.Transport
+
 	// ConnectTimeout bounds connecting and listing tools.
 	ConnectTimeout time.Duration
 	// PerCall makes every call and listing use a session of its own.
