@@ -3,6 +3,8 @@ package toolgate
 import (
 	"fmt"
 	"strings"
+
+	"github.com/toolgate/toolgate/internal/glob"
 )
 
 // pattern is a parsed "server:tool" pattern; either side may contain '*'.
@@ -16,6 +18,9 @@ func parsePattern(s string) (pattern, error) {
 	if !ok || server == "" || tool == "" {
 		return pattern{}, fmt.Errorf("bad pattern %q: want SERVER:TOOL, e.g. \"search:google_search\" or \"*:delete_*\"", s)
 	}
+	if err := glob.Check(s); err != nil {
+		return pattern{}, err
+	}
 	return pattern{text: s, server: server, tool: tool}, nil
 }
 
@@ -25,32 +30,7 @@ func (p pattern) match(server, tool string) bool {
 
 // globMatch reports whether s matches pat, where '*' matches any run of
 // characters (including none) and every other character matches itself.
-func globMatch(pat, s string) bool {
-	// Greedy matching with backtracking to the last star: linear for the
-	// patterns people write, never exponential.
-	p, i := 0, 0
-	star, mark := -1, 0
-	for i < len(s) {
-		switch {
-		case p < len(pat) && pat[p] == '*':
-			star, mark = p, i
-			p++
-		case p < len(pat) && pat[p] == s[i]:
-			p++
-			i++
-		case star >= 0:
-			p = star + 1
-			mark++
-			i = mark
-		default:
-			return false
-		}
-	}
-	for p < len(pat) && pat[p] == '*' {
-		p++
-	}
-	return p == len(pat)
-}
+func globMatch(pat, s string) bool { return glob.Match(pat, s) }
 
 // filter is the allow/deny decision shared by discovery and calls.
 type filter struct {
