@@ -11,6 +11,7 @@ package policy
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/toolgate/toolgate/internal/glob"
@@ -92,11 +93,22 @@ type Decision struct {
 // Engine holds compiled rules. It is safe for concurrent use.
 type Engine struct {
 	rules []compiled
+	// groups join the regular expressions of the rules that look at the
+	// same argument into one alternation: when it does not match, none of
+	// them can, and one pass over the argument replaces many.
+	groups []regexGroup
+}
+
+// regexGroup is the alternation of the regular expressions on one argument.
+type regexGroup struct {
+	arg string // "" for any string argument
+	any *regexp.Regexp
 }
 
 type compiled struct {
 	Rule
 	regex      *regexp.Regexp
+	group      int  // index of the rule's regexGroup in Engine.groups, or -1
 	argConds   bool // conditions on the arguments: URL or regex
 	pathPrefix bool // URLPath has no '*': match as a prefix
 }
@@ -125,7 +137,33 @@ func Compile(cfg Config) (*Engine, error) {
 			e.rules = append(e.rules, c)
 		}
 	}
+	e.groupRegexes()
 	return e, nil
+}
+
+// groupRegexes builds the alternation of each argument's regexes.
+func (e *Engine) groupRegexes() {
+	byArg := make(map[string][]string)
+	var order []string
+	for _, r := range e.rules {
+		if r.regex == nil {
+			continue
+		}
+		if _, seen := byArg[r.Arg]; !seen {
+			order = append(order, r.Arg)
+		}
+		byArg[r.Arg] = append(byArg[r.Arg], "(?:"+r.Regex+")")
+	}
+	for _, arg := range order {
+		// Each part compiled alone; the whole may still be too big.
+		if alt, err := regexp.Compile(strings.Join(byArg[arg], "|")); err == nil {
+			e.groups = append(e.groups, regexGroup{arg: arg, any: alt})
+		}
+	}
+	for i := range e.rules {
+		r := &e.rules[i]
+		r.group = slices.IndexFunc(e.groups, func(g regexGroup) bool { return r.regex != nil && g.arg == r.Arg })
+	}
 }
 
 func compile(r Rule, where string) (compiled, error) {
@@ -189,12 +227,25 @@ func (e *Engine) Decide(call Call) Decision {
 	var d Decision
 	var urls []parsedURL // extracted once, on first need
 	extracted := false
+	var groupHit [8]int8 // per regex group: 0 unknown, 1 some rule may match, -1 none can
 	for i := range e.rules {
 		r := &e.rules[i]
 		if !r.matchNames(call.Server, call.Tool, call.Caller) {
 			continue
 		}
 		if r.argConds {
+			if r.group >= 0 && r.group < len(groupHit) {
+				hit := &groupHit[r.group]
+				if *hit == 0 {
+					*hit = -1
+					if e.groups[r.group].matches(call.Args) {
+						*hit = 1
+					}
+				}
+				if *hit < 0 {
+					continue
+				}
+			}
 			if r.hasURLConds() && !extracted {
 				urls, extracted = ExtractURLs(call.Args), true
 			}

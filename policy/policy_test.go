@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -140,6 +141,30 @@ func TestMatchHost(t *testing.T) {
 	} {
 		if got := MatchHost(tc.pattern, tc.host); got != tc.want {
 			t.Errorf("MatchHost(%q, %q) = %v", tc.pattern, tc.host, got)
+		}
+	}
+}
+
+func TestManyRegexRulesKeepTheirOrder(t *testing.T) {
+	var rules []Rule
+	for i := range 30 {
+		rules = append(rules, Rule{Action: Log, Arg: "q", Regex: fmt.Sprintf(`(?i)^word%d$`, i)})
+	}
+	rules = append(rules,
+		Rule{Action: Allow, Arg: "q", Regex: `^WORD7$`, Name: "allow7"},
+		Rule{Action: Deny, Regex: `(?i)word`, Name: "deny-words"},
+	)
+	e := mustCompile(t, Config{Rules: rules})
+	for _, tc := range []struct {
+		q, rule, logged string
+	}{
+		{"WORD7", "allow7", "rules[7]"},
+		{"word12", "deny-words", "rules[12]"},
+		{"nothing", "", ""},
+	} {
+		d := e.Decide(Call{Tool: "t", Args: map[string]any{"q": tc.q}})
+		if d.Rule != tc.rule || strings.Join(d.Logged, ",") != tc.logged {
+			t.Errorf("q=%s: %+v, want rule %q logged %q", tc.q, d, tc.rule, tc.logged)
 		}
 	}
 }

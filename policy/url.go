@@ -3,6 +3,7 @@ package policy
 import (
 	"encoding/json"
 	"net/url"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -128,21 +129,33 @@ func MatchHost(pattern, host string) bool {
 // matchRegex reports whether the rule's argument (any string argument when
 // Arg is empty) matches its regular expression.
 func (r *compiled) matchRegex(args map[string]any) bool {
-	if r.Arg != "" {
-		v, ok := args[r.Arg]
+	return matchArg(r.regex, r.Arg, args)
+}
+
+// matches reports whether some regex of the group matches.
+func (g *regexGroup) matches(args map[string]any) bool {
+	return matchArg(g.any, g.arg, args)
+}
+
+// matchArg reports whether the named argument (any string argument when
+// arg is empty) matches re. A value that is not a string is matched in its
+// JSON form.
+func matchArg(re *regexp.Regexp, arg string, args map[string]any) bool {
+	if arg != "" {
+		v, ok := args[arg]
 		if !ok {
 			return false
 		}
 		if s, ok := v.(string); ok {
-			return r.regex.MatchString(s)
+			return re.MatchString(s)
 		}
 		b, err := json.Marshal(v)
-		return err == nil && r.regex.Match(b)
+		return err == nil && re.Match(b)
 	}
 	found := false
 	for _, v := range args {
 		walkStrings(v, 0, func(s string) {
-			found = found || r.regex.MatchString(s)
+			found = found || re.MatchString(s)
 		})
 		if found {
 			return true
