@@ -46,6 +46,7 @@ Usage:
   toolgate [--config FILE] tools [--json [--seed]]
   toolgate [--config FILE] call SERVER TOOL [ARGS_JSON | -]
   toolgate [--config FILE] call --batch
+  toolgate fetch URL    print the page as Markdown (env TOOLGATE_FETCH_MAIN=1: main content only; TOOLGATE_FETCH_ALLOW=HOST,CIDR: allow loopback/private)
 
 Commands:
   tools   list every configured server and its tools (a failing server is
@@ -130,6 +131,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return usageError(stderr, err.Error())
 		}
 		return withManager(cfg, stderr, func(m *toolgate.Manager) int { return callOne(ctx, m, rest[0], rest[1], callArgs, stdout) })
+	case "fetch":
+		return runFetch(ctx, rest, stdout, stderr)
 	default:
 		return usageError(stderr, fmt.Sprintf("unknown command %q", cmd))
 	}
