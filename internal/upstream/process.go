@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolgate/toolgate/internal/proc"
 )
 
 // stderrLimit bounds how much of a child's stderr is kept.
@@ -25,6 +26,13 @@ type process struct {
 	stderr *tail
 	r, w   *os.File // stderr pipe
 	drain  chan struct{}
+
+	// mark is the value of proc.MarkVar in the child's environment, when
+	// Spec.KillDetached asks to find what the child started outside its
+	// group; groups are the groups and sessions its marked processes led
+	// when the session began to close.
+	mark   string
+	groups []int
 
 	killOnce sync.Once
 }
@@ -42,9 +50,14 @@ func newProcess(spec *Spec) (*process, error) {
 	for _, k := range sortedKeys(spec.Env) {
 		cmd.Env = append(cmd.Env, k+"="+spec.Env[k])
 	}
+	var mark string
+	if spec.KillDetached {
+		mark = proc.NewMark()
+		cmd.Env = append(cmd.Env, proc.MarkVar+"="+mark) // last, so it wins
+	}
 	cmd.Stderr = w // an *os.File: no copying goroutine for Wait to wait on
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	p := &process{cmd: cmd, stderr: newTail(stderrLimit), r: r, w: w, drain: make(chan struct{})}
+	p := &process{cmd: cmd, stderr: newTail(stderrLimit), r: r, w: w, drain: make(chan struct{}), mark: mark}
 	return p, nil
 }
 
@@ -94,6 +107,8 @@ func (p *process) killGroup() {
 			if err != nil && !errors.Is(err, syscall.ESRCH) {
 				_ = p.cmd.Process.Kill()
 			}
+			// What it started outside its group, such as a browser.
+			proc.KillMarked(p.mark, p.groups, time.Second)
 		}
 		// A descendant that left the group may still hold the pipe open: do
 		// not wait on it for long.
@@ -104,6 +119,15 @@ func (p *process) killGroup() {
 		p.r.Close()
 		<-p.drain
 	})
+}
+
+// noteGroups records the groups and sessions led by the child's marked
+// processes, before closing gives them a chance to exit and leave the rest
+// of their group without a leader that carries the mark.
+func (p *process) noteGroups() {
+	if p.mark != "" {
+		p.groups = proc.Groups(p.mark)
+	}
 }
 
 // exitStatus describes how the child ended, or "" while it runs.

@@ -128,6 +128,9 @@ func (sess *session) lost(err error) bool {
 // close ends the session and, for stdio, the child's whole process group.
 func (sess *session) close(grace time.Duration) {
 	sess.closeOnce.Do(func() {
+		if sess.proc != nil {
+			sess.proc.noteGroups()
+		}
 		if sess.cs != nil {
 			done := make(chan struct{})
 			go func() {

@@ -44,6 +44,9 @@ type Spec struct {
 	// CloseGrace is how long closing waits for a stdio child after closing
 	// its stdin, and again after SIGTERM, before it kills the process group.
 	CloseGrace time.Duration
+	// KillDetached makes closing a stdio session also end what the child
+	// started outside its process group, such as a browser (Linux only).
+	KillDetached bool
 }
 
 // Options are shared by every server of a gateway.
