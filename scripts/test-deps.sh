@@ -5,6 +5,12 @@
 #   @modelcontextprotocol/conformance        the MCP conformance suite
 #   node (the npm package)                   a Node 22 binary, which the
 #                                            conformance suite needs
+#   @playwright/mcp                          the Playwright MCP server
+#                                            (browser tests)
+# and Debian's chromium (/usr/bin/chromium), which the Playwright MCP server
+# drives: when it is missing, it runs `apt-get update` once and
+# `apt-get install -y chromium` as root; as another user it prints the
+# command, and fails only under CI=true.
 # It is idempotent: when the installed lock matches the committed one and
 # Node 22 runs, it does nothing. Needs npm (any Node >= 18 to run npm).
 set -euo pipefail
@@ -22,12 +28,32 @@ command -v node >/dev/null 2>&1 || die "node is not installed; install Node.js a
 
 node22="$dest/node_modules/.bin/node"
 
+# Debian's chromium, for the Playwright MCP server (its own browser download
+# does not work here).
+chromium=/usr/bin/chromium
+if [[ ! -x $chromium ]]; then
+	if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null 2>&1; then
+		say "installing Debian's chromium (apt-get update; apt-get install -y chromium)"
+		apt-get update -qq
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+		[[ -x $chromium ]] || die "apt-get install chromium finished but $chromium is missing"
+	elif [[ ${CI:-} == true ]]; then
+		die "$chromium is missing; run as root: apt-get update && apt-get install -y chromium"
+	else
+		say "WARNING: $chromium is missing; browser tests will skip. Install it as root: apt-get update && apt-get install -y chromium"
+	fi
+fi
+if [[ -x $chromium ]]; then
+	say "chromium: $("$chromium" --version 2>/dev/null || echo "$chromium")"
+fi
+
 check() {
 	local v
 	v=$("$node22" --version 2>/dev/null) || return 1
 	[[ $v == v22.* ]] || return 1
 	[[ -f $dest/node_modules/@modelcontextprotocol/server-everything/dist/index.js ]] || return 1
 	[[ -f $dest/node_modules/@modelcontextprotocol/conformance/dist/index.js ]] || return 1
+	[[ -f $dest/node_modules/@playwright/mcp/cli.js ]] || return 1
 	echo "$v"
 }
 

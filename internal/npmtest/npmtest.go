@@ -84,6 +84,27 @@ func ConformanceEntry(t testing.TB) string {
 	return file(t, "@modelcontextprotocol", "conformance", "dist", "index.js")
 }
 
+// PlaywrightMCPEntry returns the path of @playwright/mcp's cli.js, the
+// Playwright MCP server's entry point.
+func PlaywrightMCPEntry(t testing.TB) string {
+	t.Helper()
+	return file(t, "@playwright", "mcp", "cli.js")
+}
+
+// ChromiumPath is where Debian's chromium package puts the browser.
+const ChromiumPath = "/usr/bin/chromium"
+
+// Chromium returns the path of Debian's chromium, which the Playwright MCP
+// server drives (Playwright's own browser download does not work here).
+func Chromium(t testing.TB) string {
+	t.Helper()
+	fi, err := os.Stat(ChromiumPath)
+	if err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
+		missing(t, "%s is missing (apt-get install -y chromium)", ChromiumPath)
+	}
+	return ChromiumPath
+}
+
 func file(t testing.TB, elem ...string) string {
 	t.Helper()
 	p := filepath.Join(append([]string{Dir(t)}, elem...)...)
