@@ -14,6 +14,11 @@ import (
 	"github.com/toolgate/toolgate/internal/upstream"
 )
 
+// codeTransportRejected is the JSON-RPC error code the go-sdk gives a
+// request that its transport failed to deliver, such as an HTTP 500 or a
+// reset connection (jsonrpc2.ErrRejected, which is internal to the go-sdk).
+const codeTransportRejected = -32005
+
 // errCallTimeout is the cause of a context ended by toolgate's own call timeout.
 var errCallTimeout = errors.New("toolgate call timeout")
 
@@ -116,6 +121,11 @@ func (m *Manager) classify(callCtx, ctx context.Context, err error, timeout time
 		return &Error{CodeInvalidArguments, "arguments cannot be sent as JSON: " + err.Error()}
 	case errors.As(err, &rpcErr):
 		msg := fmt.Sprintf("server error %d: %s", rpcErr.Code, rpcErr.Message)
+		if rpcErr.Code == codeTransportRejected {
+			// The HTTP status or network error is only in err's text; the
+			// session itself lives on.
+			msg = "the transport failed the request: " + err.Error()
+		}
 		if rpcErr.Code == jsonrpc.CodeInvalidParams {
 			if strings.Contains(strings.ToLower(rpcErr.Message), "unknown tool") {
 				return &Error{CodeUnknownTool, msg}

@@ -92,6 +92,9 @@ func runBehaviour(ctx context.Context, behaviour string) int {
 			fmt.Fprintf(os.Stderr, "noise line %d\n", i)
 		}
 	default:
+		if code, ok := runFault(ctx, behaviour); ok { // faults.go
+			return code
+		}
 		fmt.Fprintf(os.Stderr, "testserver: unknown behaviour %q\n", behaviour)
 		return 2
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os/exec"
 	"sync"
 	"syscall"
 	"time"
@@ -21,6 +22,8 @@ type session struct {
 
 	dead      chan struct{} // closed when the connection ends
 	closeOnce sync.Once
+	closed    chan struct{} // closed when close is done; closeErr is then set
+	closeErr  error         // what closing the go-sdk session returned
 }
 
 // connect opens a new session, under the connect timeout.
@@ -32,7 +35,7 @@ func (s *Server) connect(ctx context.Context) (*session, error) {
 	defer stopOnClose()
 
 	start := time.Now()
-	sess := &session{dead: make(chan struct{})}
+	sess := &session{dead: make(chan struct{}), closed: make(chan struct{})}
 	transport, err := s.transport(sess)
 	if err == nil {
 		sess.cs, err = s.client.Connect(ctx, transport, nil)
@@ -113,16 +116,24 @@ func (sess *session) lost(err error) bool {
 		return true
 	}
 	var rpcErr *jsonrpc.Error
-	if errors.As(err, &rpcErr) {
+	if errors.As(err, &rpcErr) && rpcErr.Code != jsonrpc.CodeParseError {
 		return false // the server answered
 	}
-	// The read loop may lag the failed request by a moment.
-	select {
-	case <-sess.dead:
+	// A parse error is also what every call in flight gets when the server
+	// writes something that is not JSON: then the reader has stopped.
+	// A connection whose reader failed (on output that is not JSON, or on
+	// a message over the go-sdk's 16 MiB stdio limit) closes itself, but
+	// only once its child has exited, which takes up to about three close
+	// graces; until then sess.dead stays open. (Waiting 20 ms for it called
+	// these sessions alive and the calls protocol_error.) Ask with a ping:
+	// a live server answers it at once, and on a closing connection it
+	// returns ErrConnectionClosed when the close is done.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if perr := sess.cs.Ping(ctx, nil); errors.Is(perr, mcp.ErrConnectionClosed) {
 		return true
-	case <-time.After(20 * time.Millisecond):
-		return false
 	}
+	return sess.isDead()
 }
 
 // close ends the session and, for stdio, the child's whole process group.
@@ -134,7 +145,7 @@ func (sess *session) close(grace time.Duration) {
 		if sess.cs != nil {
 			done := make(chan struct{})
 			go func() {
-				_ = sess.cs.Close()
+				sess.closeErr = sess.cs.Close()
 				close(done)
 			}()
 			// Close waits on the child; the go-sdk's own escalation takes
@@ -149,6 +160,7 @@ func (sess *session) close(grace time.Duration) {
 			<-done
 		}
 		sess.release()
+		close(sess.closed)
 	})
 }
 
@@ -180,12 +192,19 @@ func (sess *session) exit() string {
 		return ""
 	}
 	if sess.cs != nil {
-		// The go-sdk reaps the child while closing the connection, and the
-		// connection reports itself closed only after that: wait for it, so
-		// as not to read the process state while it is being written.
+		// The go-sdk reaps the child while closing the connection, but it
+		// stops waiting for a child that outlives SIGKILL by a grace (as one
+		// may under load) and leaves its Wait running. Read the state only
+		// once our close has seen Wait's own answer, so as never to read it
+		// while Wait writes it. (Waiting for sess.dead raced with that Wait;
+		// the soak test found it under -race.)
 		select {
-		case <-sess.dead:
+		case <-sess.closed:
 		case <-time.After(50 * time.Millisecond):
+			return ""
+		}
+		var exitErr *exec.ExitError
+		if sess.closeErr != nil && !errors.As(sess.closeErr, &exitErr) {
 			return ""
 		}
 	}

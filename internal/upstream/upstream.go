@@ -126,6 +126,9 @@ type attempt struct {
 	done chan struct{}
 	sess *session
 	err  error
+	// gaveUp is set when the connect failed because the connecting
+	// caller's own context ended, not for a reason of the server's.
+	gaveUp bool
 }
 
 // New returns a Server for spec. It connects on first use.
@@ -274,8 +277,12 @@ func (s *Server) session(ctx context.Context) (*session, error) {
 			case <-ctx.Done():
 				return nil, context.Cause(ctx)
 			}
-			if a.err != nil && errors.Is(a.err, context.Canceled) && ctx.Err() == nil {
-				continue // the caller who was connecting gave up; try again
+			if a.gaveUp && ctx.Err() == nil {
+				// The caller who was connecting gave up, canceled or past its
+				// own deadline: try again. (Only Canceled used to count, so a
+				// caller with a short deadline failed every waiter with
+				// connect_failed "context deadline exceeded"; the soak found it.)
+				continue
 			}
 			return a.sess, a.err
 		}
@@ -284,6 +291,7 @@ func (s *Server) session(ctx context.Context) (*session, error) {
 		s.mu.Unlock()
 
 		a.sess, a.err = s.connect(ctx)
+		a.gaveUp = a.err != nil && ctx.Err() != nil
 
 		s.mu.Lock()
 		s.connecting = nil
