@@ -51,20 +51,26 @@ func (m *Manager) CallTool(ctx context.Context, serverName, tool string, args ma
 	if why := m.filter.check(serverName, tool); why != "" {
 		return errorResult(serverName, tool, CodeBlocked, why)
 	}
+	return m.callScoped(ctx, s, tool, args) // stateful servers: see stateful.go
+}
+
+// call runs an admitted call: tool check and the call.
+func (m *Manager) call(ctx context.Context, s *server, tool string, args map[string]any) Result {
 	callCtx, cancel := context.WithTimeoutCause(ctx, s.callTimeout, errCallTimeout)
 	defer cancel()
-
 	if s.cfg.Session != SessionPerCall {
 		if r, ok := m.checkTool(callCtx, ctx, s, tool); !ok {
 			return r
 		}
 	}
+	if args == nil {
+		args = map[string]any{} // "arguments": null is not an object; servers may refuse it
+	}
 	out, err := s.up.Call(callCtx, tool, args)
 	if err != nil {
-		e := m.classify(callCtx, ctx, err, s.callTimeout)
-		return Result{Server: serverName, Tool: tool, Err: e}
+		return Result{Server: s.cfg.Name, Tool: tool, Err: m.classify(callCtx, ctx, err, s.callTimeout)}
 	}
-	return resultFrom(serverName, tool, out)
+	return resultFrom(s.cfg.Name, tool, out)
 }
 
 // checkTool makes sure the server offers tool, listing its tools again

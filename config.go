@@ -38,6 +38,9 @@ const (
 const (
 	DefaultCallTimeout    = 1200 * time.Second // the original's per-call timeout
 	DefaultConnectTimeout = 30 * time.Second
+	// DefaultScopeIdleTimeout is how long a scope's stateful sessions
+	// (browsers) are kept without a call.
+	DefaultScopeIdleTimeout = 10 * time.Minute
 )
 
 // Config is everything a [Manager] needs: the servers, in order, and the
@@ -56,6 +59,9 @@ type Config struct {
 	// ConnectTimeout bounds connecting to a server and listing its tools;
 	// zero means [DefaultConnectTimeout].
 	ConnectTimeout time.Duration
+	// ScopeIdleTimeout is how long a [Scope] may go unused before its
+	// stateful sessions are released; zero means [DefaultScopeIdleTimeout].
+	ScopeIdleTimeout time.Duration
 }
 
 // ServerConfig describes one MCP server. Set Command for a stdio server or
@@ -78,7 +84,11 @@ type ServerConfig struct {
 	ConnectTimeout time.Duration
 	// Session is SessionPersistent (the default when empty) or SessionPerCall.
 	Session SessionMode
-	// Stateful marks a server whose session holds state between calls, such as a browser.
+	// Stateful marks a server whose session holds state between calls, such
+	// as a browser: its calls run one at a time, in arrival order, and each
+	// [Scope] gets a session of its own. In JSON, a server named
+	// "playwright" is stateful unless it says "stateful": false; in Go the
+	// field is always explicit.
 	Stateful bool
 
 	// NewTransport, if set, connects to an in-process server instead of
@@ -138,6 +148,9 @@ func (c *Config) Validate() error {
 	}
 	if c.ConnectTimeout < 0 {
 		errs = append(errs, errors.New("toolgate.connectTimeout: must not be negative"))
+	}
+	if c.ScopeIdleTimeout < 0 {
+		errs = append(errs, errors.New("toolgate.scopeIdleTimeout: must not be negative"))
 	}
 	return errors.Join(errs...)
 }

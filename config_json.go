@@ -87,6 +87,9 @@ func decodeServer(name string, raw json.RawMessage) (ServerConfig, error) {
 	field("headers", &s.Headers)
 	field("session", &s.Session)
 	field("stateful", &s.Stateful)
+	if _, set := obj.values["stateful"]; !set && name == "playwright" {
+		s.Stateful = true // as in the original, whose only kept session was playwright's
+	}
 	for _, key := range []string{"type", "transport"} {
 		var t string
 		field(key, &t)
@@ -117,7 +120,7 @@ func decodeSettings(raw json.RawMessage, cfg *Config) error {
 	if err != nil {
 		return fmt.Errorf("toolgate: want an object: %v", err)
 	}
-	if err := checkKeys("toolgate", obj, "deny", "allow", "callTimeout", "connectTimeout"); err != nil {
+	if err := checkKeys("toolgate", obj, "deny", "allow", "callTimeout", "connectTimeout", "scopeIdleTimeout"); err != nil {
 		return err
 	}
 	var errs []error
@@ -126,7 +129,8 @@ func decodeSettings(raw json.RawMessage, cfg *Config) error {
 			errs = append(errs, decodeField("toolgate."+key, r, v))
 		}
 	}
-	for key, d := range map[string]*time.Duration{"callTimeout": &cfg.CallTimeout, "connectTimeout": &cfg.ConnectTimeout} {
+	for key, d := range map[string]*time.Duration{"callTimeout": &cfg.CallTimeout, "connectTimeout": &cfg.ConnectTimeout,
+		"scopeIdleTimeout": &cfg.ScopeIdleTimeout} {
 		if r, ok := obj.values[key]; ok {
 			errs = append(errs, decodeDuration("toolgate."+key, r, d))
 		}

@@ -86,6 +86,8 @@ type Manager struct {
 	filter  filter
 	log     StepLogger
 	logging bool // a StepLogger was given: spend nothing on the log otherwise
+	uopts   upstream.Options
+	scopes  scopeSet // the stateful servers' sessions of each Scope; see scope.go
 
 	closed    atomic.Bool
 	closeOnce sync.Once
@@ -96,6 +98,7 @@ type server struct {
 	cfg         *ServerConfig
 	up          *upstream.Server
 	callTimeout time.Duration
+	spec        upstream.Spec // for a Scope's own session of a stateful server
 }
 
 // New validates cfg and returns a Manager for it. It starts nothing:
@@ -124,11 +127,12 @@ func New(cfg Config, opts ...Option) (*Manager, error) {
 		},
 		Elicitation: o.elicitation,
 	}
+	m.uopts = uopts
 	names := make([]string, 0, len(cfg.Servers))
 	for i := range cfg.Servers {
 		sc := &m.cfg.Servers[i]
 		s := &server{cfg: sc, callTimeout: firstPositive(sc.Timeout, cfg.CallTimeout, DefaultCallTimeout)}
-		s.up = upstream.New(upstream.Spec{
+		s.spec = upstream.Spec{
 			Name:           sc.Name,
 			Transport:      string(sc.transport()),
 			Command:        sc.Command,
@@ -141,7 +145,9 @@ func New(cfg Config, opts ...Option) (*Manager, error) {
 			ConnectTimeout: firstPositive(sc.ConnectTimeout, cfg.ConnectTimeout, DefaultConnectTimeout),
 			PerCall:        sc.Session == SessionPerCall,
 			CloseGrace:     o.closeGrace,
-		}, uopts)
+			KillDetached:   sc.Stateful, // a browser leaves the server's process group
+		}
+		s.up = upstream.New(s.spec, uopts)
 		m.servers = append(m.servers, s)
 		m.byName[sc.Name] = s
 		names = append(names, sc.Name)
@@ -172,7 +178,7 @@ func (m *Manager) ToolDefinitions(ctx context.Context) ([]ServerTools, error) {
 	}
 	out := make([]ServerTools, len(m.servers))
 	var wg sync.WaitGroup
-	for i, s := range m.servers {
+	for i, s := range m.scopedServers(ctx) {
 		if tools, ok := s.up.CachedTools(); ok {
 			out[i] = m.serverTools(s, tools)
 			continue
@@ -237,6 +243,11 @@ func (m *Manager) Close() error {
 				_ = s.up.Close()
 			}()
 		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			m.scopes.closeAll()
+		}()
 		wg.Wait()
 		m.log.LogStep(LevelInfo, "close", "tool manager closed",
 			map[string]any{"duration_ms": time.Since(start).Milliseconds()})

@@ -58,6 +58,11 @@ type Result struct {
 	Truncated bool
 	// Fallback names the fallback that produced the result, e.g. "fetch".
 	Fallback string
+	// StateReset reports that the call ran on a new session of a stateful
+	// server, one that replaced a lost or released session: earlier state
+	// (pages, tabs, logins) is gone. Text (or the error message) then
+	// begins with [StateResetNotice].
+	StateReset bool
 	// Duration is how long the call took, connect included.
 	Duration time.Duration
 }
@@ -75,6 +80,7 @@ type resultJSON struct {
 	Structured any           `json:"structured,omitempty"`
 	Truncated  bool          `json:"truncated,omitempty"`
 	Fallback   string        `json:"fallback,omitempty"`
+	StateReset bool          `json:"state_reset,omitempty"`
 	DurationMS *float64      `json:"duration_ms,omitempty"`
 }
 
@@ -87,6 +93,7 @@ func (r Result) MarshalJSON() ([]byte, error) {
 		Structured: r.Structured,
 		Truncated:  r.Truncated,
 		Fallback:   r.Fallback,
+		StateReset: r.StateReset,
 	}
 	if r.Err != nil {
 		w.Error, w.ErrorCode = r.Err.Message, r.Err.Code
@@ -125,6 +132,7 @@ func (r *Result) UnmarshalJSON(data []byte) error {
 		Structured: w.Structured,
 		Truncated:  w.Truncated,
 		Fallback:   w.Fallback,
+		StateReset: w.StateReset,
 	}
 	if w.Result != nil {
 		r.Text = *w.Result
