@@ -11,7 +11,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolgate/toolgate/audit"
 	"github.com/toolgate/toolgate/internal/upstream"
+	"github.com/toolgate/toolgate/policy"
 )
 
 // codeTransportRejected is the JSON-RPC error code the go-sdk gives a
@@ -24,22 +26,28 @@ var errCallTimeout = errors.New("toolgate call timeout")
 
 // CallTool runs tool on server with args under the call timeout (the
 // server's, else the config's, else 1200 s; a sooner ctx deadline wins).
-// It never panics and never returns a bare error: every failure is a Result
-// with an [Error] whose [Code] says what happened.
+// Before anything reaches the server, the call must pass the allow/deny
+// lists and the policy rules (for the [Caller] in ctx), and its arguments
+// must match the tool's input schema. The result text is cut to the output
+// limit. It never panics and never returns a bare error: every failure is a
+// Result with an [Error] whose [Code] says what happened. With an audit log
+// configured, the call's record is written before CallTool returns.
 func (m *Manager) CallTool(ctx context.Context, serverName, tool string, args map[string]any) (res Result) {
 	start := time.Now()
+	caller := CallerFrom(ctx)
+	var d policy.Decision
 	defer func() {
 		if p := recover(); p != nil {
 			res = errorResult(serverName, tool, CodeProtocolError, fmt.Sprintf("internal error: %v", p))
 		}
 		res.Duration = time.Since(start)
 		m.logCallEnd(res)
+		m.record(res, caller, d, args)
 	}()
 	if m.logging {
 		m.log.LogStep(LevelInfo, "call_start", "calling "+serverName+":"+tool,
 			map[string]any{"server": serverName, "tool": tool})
 	}
-
 	if m.closed.Load() {
 		return errorResult(serverName, tool, CodeClosed, "the tool manager is closed")
 	}
@@ -48,19 +56,24 @@ func (m *Manager) CallTool(ctx context.Context, serverName, tool string, args ma
 		return errorResult(serverName, tool, CodeUnknownServer,
 			fmt.Sprintf("server %q is not configured (configured: %s)", serverName, m.serverNames()))
 	}
-	if why := m.filter.check(serverName, tool); why != "" {
-		return errorResult(serverName, tool, CodeBlocked, why)
+	if d = m.decide(serverName, tool, args, caller); d.Action == policy.Deny {
+		return errorResult(serverName, tool, CodeBlocked, d.Message)
 	}
 	return m.callScoped(ctx, s, tool, args) // stateful servers: see stateful.go
 }
 
-// call runs an admitted call: tool check and the call.
+// call runs an admitted call: tool check, argument validation, the call,
+// and the output limit.
 func (m *Manager) call(ctx context.Context, s *server, tool string, args map[string]any) Result {
 	callCtx, cancel := context.WithTimeoutCause(ctx, s.callTimeout, errCallTimeout)
 	defer cancel()
 	if s.cfg.Session != SessionPerCall {
-		if r, ok := m.checkTool(callCtx, ctx, s, tool); !ok {
+		t, r := m.checkTool(callCtx, ctx, s, tool)
+		if t == nil {
 			return r
+		}
+		if e := m.schemas.validate(s.cfg.Name, t, args); e != nil {
+			return Result{Server: s.cfg.Name, Tool: tool, Err: e}
 		}
 	}
 	if args == nil {
@@ -70,25 +83,47 @@ func (m *Manager) call(ctx context.Context, s *server, tool string, args map[str
 	if err != nil {
 		return Result{Server: s.cfg.Name, Tool: tool, Err: m.classify(callCtx, ctx, err, s.callTimeout)}
 	}
-	return resultFrom(s.cfg.Name, tool, out)
+	r := resultFrom(s.cfg.Name, tool, out)
+	limitResult(&r, s.maxResultChars)
+	return r
 }
 
-// checkTool makes sure the server offers tool, listing its tools again
-// once if the cached list does not have it.
-func (m *Manager) checkTool(callCtx, ctx context.Context, s *server, tool string) (Result, bool) {
-	has := func(tools []*mcp.Tool) bool {
-		return slices.ContainsFunc(tools, func(t *mcp.Tool) bool { return t.Name == tool })
+// decide applies the allow/deny lists, then the policy rules.
+func (m *Manager) decide(server, tool string, args map[string]any, caller Caller) policy.Decision {
+	if why := m.filter.check(server, tool); why != "" {
+		return policy.Decision{Action: policy.Deny, Rule: "toolgate.deny/allow", Message: why}
+	}
+	if m.policy.Empty() {
+		return policy.Decision{Action: policy.Allow}
+	}
+	return m.policy.Decide(policy.Call{Server: server, Tool: tool, Args: args, Caller: caller})
+}
+
+// Check reports what the allow/deny lists and the policy rules decide for
+// a call by the [Caller] in ctx, without calling anything.
+func (m *Manager) Check(ctx context.Context, server, tool string, args map[string]any) policy.Decision {
+	return m.decide(server, tool, args, CallerFrom(ctx))
+}
+
+// checkTool returns the server's definition of tool, listing its tools
+// again once if the cached list does not have it; or nil and the failure.
+func (m *Manager) checkTool(callCtx, ctx context.Context, s *server, tool string) (*mcp.Tool, Result) {
+	find := func(tools []*mcp.Tool) *mcp.Tool {
+		if i := slices.IndexFunc(tools, func(t *mcp.Tool) bool { return t.Name == tool }); i >= 0 {
+			return tools[i]
+		}
+		return nil
 	}
 	tools, err := s.up.Tools(callCtx)
-	if err == nil && !has(tools) {
+	if err == nil && find(tools) == nil {
 		s.up.InvalidateTools()
 		tools, err = s.up.Tools(callCtx)
 	}
 	if err != nil {
-		return Result{Server: s.cfg.Name, Tool: tool, Err: m.classify(callCtx, ctx, err, s.callTimeout)}, false
+		return nil, Result{Server: s.cfg.Name, Tool: tool, Err: m.classify(callCtx, ctx, err, s.callTimeout)}
 	}
-	if has(tools) {
-		return Result{}, true
+	if t := find(tools); t != nil {
+		return t, Result{}
 	}
 	names := make([]string, 0, len(tools))
 	for _, t := range tools {
@@ -96,8 +131,8 @@ func (m *Manager) checkTool(callCtx, ctx context.Context, s *server, tool string
 			names = append(names, t.Name)
 		}
 	}
-	return errorResult(s.cfg.Name, tool, CodeUnknownTool,
-		fmt.Sprintf("server %q has no tool %q (it has: %s)", s.cfg.Name, tool, listOrNone(names, 20))), false
+	return nil, errorResult(s.cfg.Name, tool, CodeUnknownTool,
+		fmt.Sprintf("server %q has no tool %q (it has: %s)", s.cfg.Name, tool, listOrNone(names, 20)))
 }
 
 // classify turns an error from a session into an Error. callCtx is the
@@ -175,4 +210,34 @@ func listOrNone(names []string, max int) string {
 		return strings.Join(names[:max], ", ") + fmt.Sprintf(", and %d more", len(names)-max)
 	}
 	return strings.Join(names, ", ")
+}
+
+// record writes the call's audit record, if there is an audit log.
+func (m *Manager) record(r Result, caller Caller, d policy.Decision, args map[string]any) {
+	if m.audit == nil {
+		return
+	}
+	rec := audit.Record{
+		Time:       time.Now().UTC(),
+		Agent:      caller.Agent,
+		Role:       caller.Role,
+		Server:     r.Server,
+		Tool:       r.Tool,
+		Decision:   string(d.Action),
+		Rule:       d.Rule,
+		Logged:     d.Logged,
+		DurationMS: float64(r.Duration.Microseconds()) / 1000,
+		ResultSize: len(r.Text),
+		Arguments:  args,
+	}
+	if rec.Decision == "" {
+		rec.Decision = "none" // refused before any decision: closed or unknown server
+	}
+	if r.Err != nil {
+		rec.ErrorCode = string(r.Err.Code)
+	}
+	if err := m.audit.Write(rec); err != nil {
+		m.log.LogStep(LevelError, "audit", "writing the audit record failed: "+err.Error(),
+			map[string]any{"server": r.Server, "tool": r.Tool})
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolgate/toolgate/policy"
 )
 
 // Transport names how toolgate talks to a server.
@@ -38,6 +39,7 @@ const (
 const (
 	DefaultCallTimeout    = 1200 * time.Second // the original's per-call timeout
 	DefaultConnectTimeout = 30 * time.Second
+	DefaultMaxResultChars = 100_000 // the original's limit on what the model is shown
 	// DefaultScopeIdleTimeout is how long a scope's stateful sessions
 	// (browsers) are kept without a call.
 	DefaultScopeIdleTimeout = 10 * time.Minute
@@ -59,6 +61,16 @@ type Config struct {
 	// ConnectTimeout bounds connecting to a server and listing its tools;
 	// zero means [DefaultConnectTimeout].
 	ConnectTimeout time.Duration
+	// Policy holds the rules every call is checked against before it
+	// reaches a server; see package policy.
+	Policy policy.Config
+	// MaxResultChars caps the text of a result, in characters; zero means
+	// [DefaultMaxResultChars]. Binary blocks are capped at ten times as many bytes.
+	MaxResultChars int
+	// AuditLog, if set, is the path of a JSON Lines file with one record per call.
+	AuditLog string
+	// AuditSync makes the audit log fsync every record (see package audit).
+	AuditSync bool
 	// ScopeIdleTimeout is how long a [Scope] may go unused before its
 	// stateful sessions are released; zero means [DefaultScopeIdleTimeout].
 	ScopeIdleTimeout time.Duration
@@ -90,6 +102,8 @@ type ServerConfig struct {
 	// "playwright" is stateful unless it says "stateful": false; in Go the
 	// field is always explicit.
 	Stateful bool
+	// MaxResultChars overrides Config.MaxResultChars for this server.
+	MaxResultChars int
 
 	// NewTransport, if set, connects to an in-process server instead of
 	// Command or URL: it is called for every new session. It exists for
@@ -152,6 +166,12 @@ func (c *Config) Validate() error {
 	if c.ScopeIdleTimeout < 0 {
 		errs = append(errs, errors.New("toolgate.scopeIdleTimeout: must not be negative"))
 	}
+	if c.MaxResultChars < 0 {
+		errs = append(errs, errors.New("toolgate.maxResultChars: must not be negative"))
+	}
+	if _, err := compilePolicy(c.Policy); err != nil {
+		errs = append(errs, err)
+	}
 	return errors.Join(errs...)
 }
 
@@ -211,6 +231,9 @@ func (s *ServerConfig) validate() []error {
 	}
 	if s.ConnectTimeout < 0 {
 		bad("connectTimeout", "must not be negative")
+	}
+	if s.MaxResultChars < 0 {
+		bad("maxResultChars", "must not be negative")
 	}
 	if s.Session != "" && s.Session != SessionPersistent && s.Session != SessionPerCall {
 		bad("session", "unknown mode %q (want %q or %q)", s.Session, SessionPersistent, SessionPerCall)

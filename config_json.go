@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -70,7 +71,7 @@ func decodeServer(name string, raw json.RawMessage) (ServerConfig, error) {
 		return s, fmt.Errorf("%s: want an object: %v", path, err)
 	}
 	if err := checkKeys(path, obj, "command", "args", "env", "cwd", "url", "transport", "type",
-		"headers", "timeout", "connectTimeout", "session", "stateful"); err != nil {
+		"headers", "timeout", "connectTimeout", "session", "stateful", "maxResultChars"); err != nil {
 		return s, err
 	}
 	var errs []error
@@ -90,6 +91,7 @@ func decodeServer(name string, raw json.RawMessage) (ServerConfig, error) {
 	if _, set := obj.values["stateful"]; !set && name == "playwright" {
 		s.Stateful = true // as in the original, whose only kept session was playwright's
 	}
+	field("maxResultChars", &s.MaxResultChars)
 	for _, key := range []string{"type", "transport"} {
 		var t string
 		field(key, &t)
@@ -120,7 +122,8 @@ func decodeSettings(raw json.RawMessage, cfg *Config) error {
 	if err != nil {
 		return fmt.Errorf("toolgate: want an object: %v", err)
 	}
-	if err := checkKeys("toolgate", obj, "deny", "allow", "callTimeout", "connectTimeout", "scopeIdleTimeout"); err != nil {
+	if err := checkKeys("toolgate", obj, "deny", "allow", "callTimeout", "connectTimeout", "policy",
+		"maxResultChars", "auditLog", "auditSync", "scopeIdleTimeout"); err != nil {
 		return err
 	}
 	var errs []error
@@ -133,6 +136,16 @@ func decodeSettings(raw json.RawMessage, cfg *Config) error {
 		"scopeIdleTimeout": &cfg.ScopeIdleTimeout} {
 		if r, ok := obj.values[key]; ok {
 			errs = append(errs, decodeDuration("toolgate."+key, r, d))
+		}
+	}
+	if r, ok := obj.values["policy"]; ok {
+		var err error
+		cfg.Policy, err = decodePolicy(r)
+		errs = append(errs, err)
+	}
+	for key, v := range map[string]any{"maxResultChars": &cfg.MaxResultChars, "auditLog": &cfg.AuditLog, "auditSync": &cfg.AuditSync} {
+		if r, ok := obj.values[key]; ok {
+			errs = append(errs, decodeField("toolgate."+key, r, v))
 		}
 	}
 	return errors.Join(errs...)
@@ -263,17 +276,26 @@ func decodeDuration(path string, raw json.RawMessage, d *time.Duration) error {
 }
 
 func describeType(v any) string {
-	switch v.(type) {
-	case *string, *Transport, *SessionMode:
-		return "a string"
-	case *[]string:
-		return "an array of strings"
-	case *map[string]string:
-		return "an object of strings"
-	case *bool:
-		return "true or false"
+	t := reflect.TypeOf(v)
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
 	}
-	return fmt.Sprintf("%T", v)
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int64:
+		return "an integer"
+	case reflect.Slice:
+		if t.Elem().Kind() == reflect.String {
+			return "an array of strings"
+		}
+		return "an array"
+	case reflect.Map:
+		return "an object of strings"
+	}
+	return t.String()
 }
 
 func jsonKind(raw json.RawMessage) string {

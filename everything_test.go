@@ -212,9 +212,10 @@ func TestEverythingTransports(t *testing.T) {
 			})
 			t.Run("invalid-arguments", func(t *testing.T) {
 				r := m.CallTool(ctx, "ev", "get-sum", map[string]any{"a": "two"})
-				// The TypeScript SDK answers failed input validation with an
-				// isError result, so it arrives as tool_error.
-				wantCode(t, r, toolgate.CodeToolError, "Invalid arguments for tool get-sum")
+				// toolgate checks the arguments against the tool's schema
+				// before the server hears of the call, naming every problem.
+				wantCode(t, r, toolgate.CodeInvalidArguments, "at /a: got string, want number")
+				wantCode(t, r, toolgate.CodeInvalidArguments, "missing property 'b'")
 				wantOK(t, m.CallTool(ctx, "ev", "echo", map[string]any{"message": "still here"}))
 			})
 		})

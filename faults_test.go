@@ -254,7 +254,7 @@ func TestFaultHTTP(t *testing.T) {
 			wantOK(t, m.CallTool(ctx, "bad", "echo", map[string]any{"text": "warm"}))
 
 			h.SetFault(tc.fault)
-			r := within(t, 5*time.Second, func() toolgate.Result { return m.CallTool(ctx, "bad", "echo", nil) })
+			r := within(t, 5*time.Second, func() toolgate.Result { return m.CallTool(ctx, "bad", "echo", map[string]any{"text": "x"}) })
 			wantCode(t, r, tc.code, tc.msg)
 			goodWorks(t, m)
 			if tc.fault != testserver.HTTPForget {

@@ -18,7 +18,9 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolgate/toolgate/audit"
 	"github.com/toolgate/toolgate/internal/upstream"
+	"github.com/toolgate/toolgate/policy"
 )
 
 // ToolManager is what an agent needs from a tool layer: the tools to show
@@ -84,6 +86,9 @@ type Manager struct {
 	servers []*server // config order
 	byName  map[string]*server
 	filter  filter
+	policy  *policy.Engine
+	schemas *schemas
+	audit   *audit.Log // nil without toolgate.auditLog
 	log     StepLogger
 	logging bool // a StepLogger was given: spend nothing on the log otherwise
 	uopts   upstream.Options
@@ -95,10 +100,11 @@ type Manager struct {
 
 // server is one configured server and its session keeper.
 type server struct {
-	cfg         *ServerConfig
-	up          *upstream.Server
-	callTimeout time.Duration
-	spec        upstream.Spec // for a Scope's own session of a stateful server
+	cfg            *ServerConfig
+	up             *upstream.Server
+	callTimeout    time.Duration
+	maxResultChars int
+	spec           upstream.Spec // for a Scope's own session of a stateful server
 }
 
 // New validates cfg and returns a Manager for it. It starts nothing:
@@ -119,7 +125,17 @@ func New(cfg Config, opts ...Option) (*Manager, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &Manager{cfg: cfg, byName: make(map[string]*server), filter: f, log: o.log, logging: logging}
+	engine, err := compilePolicy(cfg.Policy)
+	if err != nil {
+		return nil, err
+	}
+	m := &Manager{cfg: cfg, byName: make(map[string]*server), filter: f, policy: engine, log: o.log, logging: logging}
+	m.schemas = newSchemas(m.log.LogStep)
+	if cfg.AuditLog != "" {
+		if m.audit, err = audit.Open(cfg.AuditLog, audit.Options{Sync: cfg.AuditSync}); err != nil {
+			return nil, fmt.Errorf("toolgate.auditLog: %w", err)
+		}
+	}
 	uopts := upstream.Options{
 		Client: &mcp.Implementation{Name: "toolgate", Version: Version},
 		Log: func(level, step, msg string, meta map[string]any) {
@@ -131,7 +147,11 @@ func New(cfg Config, opts ...Option) (*Manager, error) {
 	names := make([]string, 0, len(cfg.Servers))
 	for i := range cfg.Servers {
 		sc := &m.cfg.Servers[i]
-		s := &server{cfg: sc, callTimeout: firstPositive(sc.Timeout, cfg.CallTimeout, DefaultCallTimeout)}
+		s := &server{
+			cfg:            sc,
+			callTimeout:    firstPositive(sc.Timeout, cfg.CallTimeout, DefaultCallTimeout),
+			maxResultChars: firstPositive(sc.MaxResultChars, cfg.MaxResultChars, DefaultMaxResultChars),
+		}
 		s.spec = upstream.Spec{
 			Name:           sc.Name,
 			Transport:      string(sc.transport()),
@@ -157,10 +177,10 @@ func New(cfg Config, opts ...Option) (*Manager, error) {
 	return m, nil
 }
 
-func firstPositive(ds ...time.Duration) time.Duration {
-	for _, d := range ds {
-		if d > 0 {
-			return d
+func firstPositive[T int | time.Duration](vals ...T) T {
+	for _, v := range vals {
+		if v > 0 {
+			return v
 		}
 	}
 	return 0
@@ -180,7 +200,7 @@ func (m *Manager) ToolDefinitions(ctx context.Context) ([]ServerTools, error) {
 	var wg sync.WaitGroup
 	for i, s := range m.scopedServers(ctx) {
 		if tools, ok := s.up.CachedTools(); ok {
-			out[i] = m.serverTools(s, tools)
+			out[i] = m.serverTools(s, tools, CallerFrom(ctx))
 			continue
 		}
 		wg.Add(1)
@@ -207,16 +227,18 @@ func (m *Manager) discover(ctx context.Context, s *server) ServerTools {
 		m.log.LogStep(LevelError, "discovery", "listing tools failed: "+e.Message, meta)
 		return ServerTools{Name: s.cfg.Name, Tools: []Tool{}, Error: e.Error()}
 	}
-	st := m.serverTools(s, tools)
+	st := m.serverTools(s, tools, CallerFrom(ctx))
 	meta["tools"] = len(st.Tools)
 	m.log.LogStep(LevelInfo, "discovery", fmt.Sprintf("listed %d tools", len(st.Tools)), meta)
 	return st
 }
 
-func (m *Manager) serverTools(s *server, tools []*mcp.Tool) ServerTools {
+// serverTools is what caller may see of a server's tools: those that the
+// allow/deny lists admit and that a policy rule does not deny outright.
+func (m *Manager) serverTools(s *server, tools []*mcp.Tool, caller Caller) ServerTools {
 	st := ServerTools{Name: s.cfg.Name, Tools: make([]Tool, 0, len(tools))}
 	for _, t := range tools {
-		if m.filter.check(s.cfg.Name, t.Name) != "" {
+		if m.filter.check(s.cfg.Name, t.Name) != "" || !m.policy.Listed(s.cfg.Name, t.Name, caller) {
 			continue
 		}
 		st.Tools = append(st.Tools, Tool{
@@ -249,6 +271,11 @@ func (m *Manager) Close() error {
 			m.scopes.closeAll()
 		}()
 		wg.Wait()
+		if m.audit != nil {
+			if err := m.audit.Close(); err != nil {
+				m.log.LogStep(LevelError, "audit", "closing the audit log: "+err.Error(), nil)
+			}
+		}
 		m.log.LogStep(LevelInfo, "close", "tool manager closed",
 			map[string]any{"duration_ms": time.Since(start).Milliseconds()})
 	})

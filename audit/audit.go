@@ -24,12 +24,12 @@ type Record struct {
 	Role       string         `json:"role,omitempty"`
 	Server     string         `json:"server"`
 	Tool       string         `json:"tool"`
-	Decision   string         `json:"decision"`         // "allow" or "deny"
+	Decision   string         `json:"decision"`         // "allow", "deny", or "none" when refused before deciding
 	Rule       string         `json:"rule,omitempty"`   // the rule that decided
 	Logged     []string       `json:"logged,omitempty"` // log rules that matched
 	ErrorCode  string         `json:"error_code,omitempty"`
 	DurationMS float64        `json:"duration_ms"`
-	ResultSize int            `json:"result_size"` // characters of result text
+	ResultSize int            `json:"result_size"` // bytes of result text
 	Arguments  map[string]any `json:"arguments,omitempty"`
 }
 

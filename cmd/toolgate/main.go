@@ -46,6 +46,7 @@ Usage:
   toolgate [--config FILE] tools [--json [--seed]]
   toolgate [--config FILE] call SERVER TOOL [ARGS_JSON | -]
   toolgate [--config FILE] call --batch
+  toolgate [--config FILE] policy check SERVER TOOL [ARGS_JSON | -]
   toolgate fetch URL    print the page as Markdown (env TOOLGATE_FETCH_MAIN=1: main content only; TOOLGATE_FETCH_ALLOW=HOST,CIDR: allow loopback/private)
 
 Commands:
@@ -56,6 +57,12 @@ Commands:
           object, "-" reads it from stdin. With --batch, read JSON Lines
           {"server": ..., "tool": ..., "arguments": {...}} from stdin and
           print one Result per line, in order, over one set of sessions.
+  policy  "policy check" prints what the allow/deny lists and policy rules
+          decide for a call, and the rule that decided, without calling
+          anything; exit 1 when the call would be refused.
+
+Flags --agent NAME and --role ROLE name the caller for policy rules (for
+tools, call and policy check).
 
 Config: --config FILE, else ./toolgate.json if present, else the embedded
 default: demo servers (text, calc, clock) built into this binary.
@@ -70,6 +77,8 @@ Examples:
   echo '{"text": "hello world"}' | toolgate call text word_count -
   printf '%s\n' '{"server":"clock","tool":"now","arguments":{"timezone":"Asia/Tokyo"}}' | toolgate call --batch
   toolgate --config toolgate.json tools --json
+  toolgate policy check web scrape '{"url": "https://huggingface.co/datasets/x"}'
+  toolgate --role sub-agent policy check code run_python_code
 `
 
 func main() {
@@ -87,55 +96,109 @@ func main() {
 	os.Exit(code)
 }
 
+// options are the command line's flags.
+type options struct {
+	config      string
+	json, seed  bool
+	batch       bool
+	agent, role string
+	help        bool
+}
+
 // run is the whole command, minus the process: testable in-process.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "fetch" {
+		return runFetch(ctx, args[1:], stdout, stderr) // flags of its own, no config
+	}
+	var o options
 	fs := flag.NewFlagSet("toolgate", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	configPath := fs.String("config", "", "config file")
-	asJSON := fs.Bool("json", false, "tools: print JSON")
-	seed := fs.Bool("seed", false, "tools --json: print the original ToolManager's shape")
-	batch := fs.Bool("batch", false, "call: read JSON Lines requests from stdin")
-	help := fs.Bool("help", false, "show help")
-	fs.BoolVar(help, "h", false, "show help")
+	fs.StringVar(&o.config, "config", "", "config file")
+	fs.BoolVar(&o.json, "json", false, "tools: print JSON")
+	fs.BoolVar(&o.seed, "seed", false, "tools --json: print the original ToolManager's shape")
+	fs.BoolVar(&o.batch, "batch", false, "call: read JSON Lines requests from stdin")
+	fs.StringVar(&o.agent, "agent", "", "the calling agent's name, for policy rules")
+	fs.StringVar(&o.role, "role", "", "the calling agent's role, for policy rules")
+	fs.BoolVar(&o.help, "help", false, "show help")
+	fs.BoolVar(&o.help, "h", false, "show help")
 	positional, err := parseInterspersed(fs, args)
-	if *help || len(args) == 0 || (err == nil && len(positional) > 0 && positional[0] == "help") {
+	if o.help || len(args) == 0 || (err == nil && len(positional) > 0 && positional[0] == "help") {
 		io.WriteString(stdout, usage)
 		return exitOK
 	}
 	if err != nil {
 		return usageError(stderr, err.Error())
 	}
-	cfg, err := loadConfig(*configPath)
+	if len(positional) == 0 {
+		return usageError(stderr, "no command given")
+	}
+	cfg, err := loadConfig(o.config)
 	if err != nil {
 		fmt.Fprintf(stderr, "toolgate: %v\n", err)
 		return exitUsage
+	}
+	if o.agent != "" || o.role != "" {
+		ctx = toolgate.WithCaller(ctx, toolgate.Caller{Agent: o.agent, Role: o.role})
 	}
 	switch cmd, rest := positional[0], positional[1:]; cmd {
 	case "tools":
 		if len(rest) != 0 {
 			return usageError(stderr, "tools takes no arguments")
 		}
-		return withManager(cfg, stderr, func(m *toolgate.Manager) int { return listTools(ctx, m, stdout, *asJSON, *seed) })
+		return withManager(cfg, stderr, func(m *toolgate.Manager) int { return listTools(ctx, m, stdout, o.json, o.seed) })
 	case "call":
-		if *batch {
-			if len(rest) != 0 {
-				return usageError(stderr, "call --batch takes no arguments")
-			}
-			return withManager(cfg, stderr, func(m *toolgate.Manager) int { return callBatch(ctx, m, stdin, stdout, stderr) })
+		return runCall(ctx, cfg, o, rest, stdin, stdout, stderr)
+	case "policy":
+		if len(rest) < 3 || len(rest) > 4 || rest[0] != "check" {
+			return usageError(stderr, "policy wants check SERVER TOOL [ARGS_JSON | -]")
 		}
-		if len(rest) < 2 || len(rest) > 3 {
-			return usageError(stderr, "call wants SERVER TOOL [ARGS_JSON | -]")
-		}
-		callArgs, err := parseArgs(rest[2:], stdin)
+		checkArgs, err := parseArgs(rest[3:], stdin)
 		if err != nil {
 			return usageError(stderr, err.Error())
 		}
-		return withManager(cfg, stderr, func(m *toolgate.Manager) int { return callOne(ctx, m, rest[0], rest[1], callArgs, stdout) })
-	case "fetch":
-		return runFetch(ctx, rest, stdout, stderr)
+		return withManager(cfg, stderr, func(m *toolgate.Manager) int { return checkPolicy(ctx, m, rest[1], rest[2], checkArgs, stdout) })
 	default:
 		return usageError(stderr, fmt.Sprintf("unknown command %q", cmd))
 	}
+}
+
+func runCall(ctx context.Context, cfg toolgate.Config, o options, rest []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if o.batch {
+		if len(rest) != 0 {
+			return usageError(stderr, "call --batch takes no arguments")
+		}
+		return withManager(cfg, stderr, func(m *toolgate.Manager) int { return callBatch(ctx, m, stdin, stdout, stderr) })
+	}
+	if len(rest) < 2 || len(rest) > 3 {
+		return usageError(stderr, "call wants SERVER TOOL [ARGS_JSON | -]")
+	}
+	callArgs, err := parseArgs(rest[2:], stdin)
+	if err != nil {
+		return usageError(stderr, err.Error())
+	}
+	return withManager(cfg, stderr, func(m *toolgate.Manager) int { return callOne(ctx, m, rest[0], rest[1], callArgs, stdout) })
+}
+
+// checkPolicy prints what the allow/deny lists and policy decide for a
+// call, without making it; exit 1 when the call would be refused.
+func checkPolicy(ctx context.Context, m *toolgate.Manager, server, tool string, args map[string]any, stdout io.Writer) int {
+	d := m.Check(ctx, server, tool, args)
+	out := struct {
+		Server   string   `json:"server"`
+		Tool     string   `json:"tool"`
+		Decision string   `json:"decision"`
+		Rule     string   `json:"rule,omitempty"`
+		Message  string   `json:"message,omitempty"`
+		Logged   []string `json:"logged,omitempty"`
+	}{server, tool, string(d.Action), d.Rule, d.Message, d.Logged}
+	enc := json.NewEncoder(stdout)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(out)
+	if d.Action == "deny" {
+		return exitError
+	}
+	return exitOK
 }
 
 // parseInterspersed parses flags that may stand before, between or after

@@ -177,3 +177,36 @@ func TestBatch(t *testing.T) {
 		}
 	}
 }
+
+func TestPolicyCheck(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	cfg := `{"mcpServers": {"web": {"command": "toolgate-never-started"}},
+	  "toolgate": {"policy": {"presets": ["huggingface-datasets"], "rules": [
+	    {"action": "deny", "tool": "run_python_code", "role": "sub-agent", "message": "not for sub-agents"}]}}}`
+	os.WriteFile("toolgate.json", []byte(cfg), 0o600)
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"policy", "check", "web", "scrape", `{"url": "https://huggingface.co/datasets/x"}`}, exitError, `"rule": "preset huggingface-datasets[0]"`},
+		{[]string{"policy", "check", "web", "scrape", `{"url": "https://example.com/"}`}, exitOK, `"decision": "allow"`},
+		{[]string{"--role", "sub-agent", "policy", "check", "web", "run_python_code"}, exitError, `"message": "not for sub-agents"`},
+		{[]string{"policy", "check", "web", "run_python_code", "--agent", "boss", "--role", "main"}, exitOK, `"decision": "allow"`},
+	} {
+		code, out, errOut := runCLI(t, "", tc.args...)
+		if code != tc.code || !strings.Contains(out, tc.want) {
+			t.Errorf("%v: exit %d (want %d), out %s %s; want %q", tc.args, code, tc.code, out, errOut, tc.want)
+		}
+	}
+	os.WriteFile("toolgate.json", []byte(`{"mcpServers": {}, "toolgate": {"policy": {"rules": [{"action": "deny", "regx": "x"}]}}}`), 0o600)
+	if code, _, errOut := runCLI(t, "", "policy", "check", "a", "b"); code != exitUsage ||
+		!strings.Contains(errOut, `toolgate.policy.rules[0].regx: unknown key (did you mean "regex"?)`) {
+		t.Errorf("bad rule: exit %d, %s", code, errOut)
+	}
+	os.Remove("toolgate.json")
+	if code, _, errOut := runCLI(t, "", "policy", "frob"); code != exitUsage || !strings.Contains(errOut, "policy wants check") {
+		t.Errorf("policy frob: exit %d, %s", code, errOut)
+	}
+}
