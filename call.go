@@ -59,7 +59,8 @@ func (m *Manager) CallTool(ctx context.Context, serverName, tool string, args ma
 	if d = m.decide(serverName, tool, args, caller); d.Action == policy.Deny {
 		return errorResult(serverName, tool, CodeBlocked, d.Message)
 	}
-	return m.callScoped(ctx, s, tool, args) // stateful servers: see stateful.go
+	res = m.callScoped(ctx, s, tool, args) // stateful servers: see stateful.go
+	return m.fetchInstead(ctx, s, tool, args, caller, res)
 }
 
 // call runs an admitted call: tool check, argument validation, the call,

@@ -71,6 +71,9 @@ type Config struct {
 	AuditLog string
 	// AuditSync makes the audit log fsync every record (see package audit).
 	AuditSync bool
+	// Fallback fetches the page itself when a scrape tool fails; on unless
+	// Fallback.Disabled.
+	Fallback FallbackConfig
 	// ScopeIdleTimeout is how long a [Scope] may go unused before its
 	// stateful sessions are released; zero means [DefaultScopeIdleTimeout].
 	ScopeIdleTimeout time.Duration
@@ -104,6 +107,8 @@ type ServerConfig struct {
 	Stateful bool
 	// MaxResultChars overrides Config.MaxResultChars for this server.
 	MaxResultChars int
+	// NoFallback turns the fetch fallback off for this server ("fallback": false).
+	NoFallback bool
 
 	// NewTransport, if set, connects to an in-process server instead of
 	// Command or URL: it is called for every new session. It exists for
@@ -172,6 +177,7 @@ func (c *Config) Validate() error {
 	if _, err := compilePolicy(c.Policy); err != nil {
 		errs = append(errs, err)
 	}
+	errs = append(errs, c.Fallback.validate()...)
 	return errors.Join(errs...)
 }
 

@@ -71,7 +71,7 @@ func decodeServer(name string, raw json.RawMessage) (ServerConfig, error) {
 		return s, fmt.Errorf("%s: want an object: %v", path, err)
 	}
 	if err := checkKeys(path, obj, "command", "args", "env", "cwd", "url", "transport", "type",
-		"headers", "timeout", "connectTimeout", "session", "stateful", "maxResultChars"); err != nil {
+		"headers", "timeout", "connectTimeout", "session", "stateful", "maxResultChars", "fallback"); err != nil {
 		return s, err
 	}
 	var errs []error
@@ -92,6 +92,9 @@ func decodeServer(name string, raw json.RawMessage) (ServerConfig, error) {
 		s.Stateful = true // as in the original, whose only kept session was playwright's
 	}
 	field("maxResultChars", &s.MaxResultChars)
+	fallbackOn := true
+	field("fallback", &fallbackOn)
+	s.NoFallback = !fallbackOn
 	for _, key := range []string{"type", "transport"} {
 		var t string
 		field(key, &t)
@@ -123,7 +126,7 @@ func decodeSettings(raw json.RawMessage, cfg *Config) error {
 		return fmt.Errorf("toolgate: want an object: %v", err)
 	}
 	if err := checkKeys("toolgate", obj, "deny", "allow", "callTimeout", "connectTimeout", "policy",
-		"maxResultChars", "auditLog", "auditSync", "scopeIdleTimeout"); err != nil {
+		"maxResultChars", "auditLog", "auditSync", "scopeIdleTimeout", "fallback"); err != nil {
 		return err
 	}
 	var errs []error
@@ -141,6 +144,11 @@ func decodeSettings(raw json.RawMessage, cfg *Config) error {
 	if r, ok := obj.values["policy"]; ok {
 		var err error
 		cfg.Policy, err = decodePolicy(r)
+		errs = append(errs, err)
+	}
+	if r, ok := obj.values["fallback"]; ok {
+		var err error
+		cfg.Fallback, err = decodeFallback(r)
 		errs = append(errs, err)
 	}
 	for key, v := range map[string]any{"maxResultChars": &cfg.MaxResultChars, "auditLog": &cfg.AuditLog, "auditSync": &cfg.AuditSync} {

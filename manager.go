@@ -82,17 +82,18 @@ func WithElicitationHandler(h func(context.Context, *mcp.ElicitRequest) (*mcp.El
 // It is safe for concurrent use. Sessions are opened on first use and kept
 // until [Manager.Close].
 type Manager struct {
-	cfg     Config
-	servers []*server // config order
-	byName  map[string]*server
-	filter  filter
-	policy  *policy.Engine
-	schemas *schemas
-	audit   *audit.Log // nil without toolgate.auditLog
-	log     StepLogger
-	logging bool // a StepLogger was given: spend nothing on the log otherwise
-	uopts   upstream.Options
-	scopes  scopeSet // the stateful servers' sessions of each Scope; see scope.go
+	cfg      Config
+	servers  []*server // config order
+	byName   map[string]*server
+	filter   filter
+	policy   *policy.Engine
+	schemas  *schemas
+	audit    *audit.Log     // nil without toolgate.auditLog
+	fallback *fetchFallback // nil when disabled
+	log      StepLogger
+	logging  bool // a StepLogger was given: spend nothing on the log otherwise
+	uopts    upstream.Options
+	scopes   scopeSet // the stateful servers' sessions of each Scope; see scope.go
 
 	closed    atomic.Bool
 	closeOnce sync.Once
@@ -131,6 +132,9 @@ func New(cfg Config, opts ...Option) (*Manager, error) {
 	}
 	m := &Manager{cfg: cfg, byName: make(map[string]*server), filter: f, policy: engine, log: o.log, logging: logging}
 	m.schemas = newSchemas(m.log.LogStep)
+	if m.fallback, err = newFetchFallback(cfg.Fallback, m.checkFallbackURL); err != nil {
+		return nil, err
+	}
 	if cfg.AuditLog != "" {
 		if m.audit, err = audit.Open(cfg.AuditLog, audit.Options{Sync: cfg.AuditSync}); err != nil {
 			return nil, fmt.Errorf("toolgate.auditLog: %w", err)
@@ -271,6 +275,9 @@ func (m *Manager) Close() error {
 			m.scopes.closeAll()
 		}()
 		wg.Wait()
+		if m.fallback != nil {
+			m.fallback.fetcher.CloseIdleConnections()
+		}
 		if m.audit != nil {
 			if err := m.audit.Close(); err != nil {
 				m.log.LogStep(LevelError, "audit", "closing the audit log: "+err.Error(), nil)

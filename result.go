@@ -27,6 +27,16 @@ const (
 	CodeClosed           Code = "closed"            // the Manager was closed
 )
 
+// known reports whether c is one of the codes above.
+func (c Code) known() bool {
+	switch c {
+	case CodeUnknownServer, CodeUnknownTool, CodeBlocked, CodeInvalidArguments, CodeTimeout, CodeCanceled,
+		CodeConnectFailed, CodeConnectionLost, CodeToolError, CodeProtocolError, CodeFetchFailed, CodeClosed:
+		return true
+	}
+	return false
+}
+
 // Error is what went wrong with a tool call: a stable [Code] and a message a
 // person can act on.
 type Error struct {
@@ -58,6 +68,8 @@ type Result struct {
 	Truncated bool
 	// Fallback names the fallback that produced the result, e.g. "fetch".
 	Fallback string
+	// FallbackFrom is the call's own error, when a fallback answered instead.
+	FallbackFrom *Error
 	// StateReset reports that the call ran on a new session of a stateful
 	// server, one that replaced a lost or released session: earlier state
 	// (pages, tabs, logins) is gone. Text (or the error message) then
@@ -80,8 +92,11 @@ type resultJSON struct {
 	Structured any           `json:"structured,omitempty"`
 	Truncated  bool          `json:"truncated,omitempty"`
 	Fallback   string        `json:"fallback,omitempty"`
-	StateReset bool          `json:"state_reset,omitempty"`
-	DurationMS *float64      `json:"duration_ms,omitempty"`
+	// The call's own error, when a fallback answered instead.
+	OriginalError     string   `json:"original_error,omitempty"`
+	OriginalErrorCode Code     `json:"original_error_code,omitempty"`
+	StateReset        bool     `json:"state_reset,omitempty"`
+	DurationMS        *float64 `json:"duration_ms,omitempty"`
 }
 
 // MarshalJSON encodes the Result in the contract shape: "result" on success,
@@ -94,6 +109,9 @@ func (r Result) MarshalJSON() ([]byte, error) {
 		Truncated:  r.Truncated,
 		Fallback:   r.Fallback,
 		StateReset: r.StateReset,
+	}
+	if r.FallbackFrom != nil {
+		w.OriginalError, w.OriginalErrorCode = r.FallbackFrom.Message, r.FallbackFrom.Code
 	}
 	if r.Err != nil {
 		w.Error, w.ErrorCode = r.Err.Message, r.Err.Code
@@ -139,6 +157,9 @@ func (r *Result) UnmarshalJSON(data []byte) error {
 	}
 	if w.ErrorCode != "" || w.Error != "" {
 		r.Err = &Error{Code: w.ErrorCode, Message: w.Error}
+	}
+	if w.OriginalErrorCode != "" || w.OriginalError != "" {
+		r.FallbackFrom = &Error{Code: w.OriginalErrorCode, Message: w.OriginalError}
 	}
 	if w.DurationMS != nil {
 		r.Duration = time.Duration(*w.DurationMS * float64(time.Millisecond))
