@@ -37,14 +37,8 @@ func transports(t *testing.T, f func(t *testing.T, sc toolgate.ServerConfig)) {
 
 // inProcessServer reaches a test server in this process through in-memory transports.
 func inProcessServer(t *testing.T, name string) toolgate.ServerConfig {
-	srv, _ := testserver.New()
-	return toolgate.ServerConfig{Name: name, NewTransport: func() mcp.Transport {
-		client, server := mcp.NewInMemoryTransports()
-		if _, err := srv.Connect(context.Background(), server, nil); err != nil {
-			t.Errorf("in-process server: %v", err)
-		}
-		return client
-	}}
+	sc, _ := countedServer(t, name)
+	return sc
 }
 
 func TestCallsOnEveryTransport(t *testing.T) {
