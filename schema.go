@@ -35,18 +35,9 @@ func (c *schemas) validate(server string, t *mcp.Tool, args map[string]any) *Err
 	if sch == nil {
 		return nil
 	}
-	// The validator wants JSON values (json.Number for numbers); Go callers
-	// pass Go values. A round trip makes them what the server will see.
-	data, err := json.Marshal(args)
-	if err != nil {
-		return &Error{CodeInvalidArguments, "arguments cannot be sent as JSON: " + err.Error()}
-	}
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
-	if err != nil {
-		return &Error{CodeInvalidArguments, err.Error()}
-	}
-	if args == nil {
-		inst = map[string]any{} // what is sent for no arguments
+	inst, e := jsonInstance(args)
+	if e != nil {
+		return e
 	}
 	verr := sch.Validate(inst)
 	if verr == nil {
@@ -61,6 +52,56 @@ func (c *schemas) validate(server string, t *mcp.Tool, args map[string]any) *Err
 	}
 	return &Error{CodeInvalidArguments, fmt.Sprintf("arguments do not match the input schema of %s:%s: %s",
 		server, t.Name, strings.Join(problems, "; "))}
+}
+
+// jsonInstance returns args as the validator wants them: JSON values. Most
+// arguments already are (decoded JSON, numbers of any Go type); others
+// (structs, typed slices) make a round trip through JSON, which makes them
+// what the server will see.
+func jsonInstance(args map[string]any) (any, *Error) {
+	if args == nil {
+		return map[string]any{}, nil // what is sent for no arguments
+	}
+	if jsonNative(args, 0) {
+		return args, nil
+	}
+	data, err := json.Marshal(args)
+	if err != nil {
+		return nil, &Error{CodeInvalidArguments, "arguments cannot be sent as JSON: " + err.Error()}
+	}
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+	if err != nil {
+		return nil, &Error{CodeInvalidArguments, err.Error()}
+	}
+	return inst, nil
+}
+
+// jsonNative reports whether v holds only values the validator takes as
+// JSON as they are.
+func jsonNative(v any, depth int) bool {
+	if depth > 64 {
+		return false
+	}
+	switch v := v.(type) {
+	case nil, string, bool, json.Number, float64, float32, int, int8, int16, int32, int64,
+		uint, uint8, uint16, uint32, uint64:
+		return true
+	case map[string]any:
+		for _, e := range v {
+			if !jsonNative(e, depth+1) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		for _, e := range v {
+			if !jsonNative(e, depth+1) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 // leafProblems lists the innermost causes, as "at /path: what".
