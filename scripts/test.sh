@@ -6,5 +6,5 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 scripts/test-deps.sh
-echo "test: go test -race -count=1 -timeout 5m ./..."
-go test -race -count=1 -timeout 5m ./...
+echo "test: go test -race -count=1 -timeout 10m ./..."
+go test -race -count=1 -timeout 10m ./...
