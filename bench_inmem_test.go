@@ -3,7 +3,6 @@ package toolgate_test
 import (
 	"context"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolgate/toolgate"
@@ -30,14 +29,7 @@ func BenchmarkCallInMemory(b *testing.B) {
 			b.Fatal(err)
 		}
 		defer cs.Close()
-		for b.Loop() {
-			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-			_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: args})
-			cancel()
-			if err != nil {
-				b.Fatal(err)
-			}
-		}
+		bareEchoLoop(b, cs, args)
 	})
 	b.Run("toolgate", func(b *testing.B) {
 		m, err := toolgate.New(toolgate.Config{Servers: []toolgate.ServerConfig{{Name: "s", NewTransport: pipe}}})

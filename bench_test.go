@@ -29,15 +29,7 @@ func BenchmarkCallStdio(b *testing.B) {
 		}
 		defer cs.Close()
 		b.ResetTimer()
-		for b.Loop() {
-			// Give the SDK a deadline too, as any real caller (and toolgate) does.
-			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-			_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: args})
-			cancel()
-			if err != nil {
-				b.Fatal(err)
-			}
-		}
+		bareEchoLoop(b, cs, args)
 	})
 	for _, mode := range []toolgate.SessionMode{toolgate.SessionPersistent, toolgate.SessionPerCall} {
 		b.Run("toolgate-"+string(mode), func(b *testing.B) {
@@ -79,5 +71,18 @@ func BenchmarkToolDefinitionsCached(b *testing.B) {
 func wantOKB(b *testing.B, r toolgate.Result) {
 	if r.Err != nil {
 		b.Fatal(r.Err)
+	}
+}
+
+// bareEchoLoop calls echo on a bare go-sdk session for the benchmark's
+// loop, with a deadline per call as any real caller (and toolgate) gives.
+func bareEchoLoop(b *testing.B, cs *mcp.ClientSession, args map[string]any) {
+	for b.Loop() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: args})
+		cancel()
+		if err != nil {
+			b.Fatal(err)
+		}
 	}
 }
