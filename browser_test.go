@@ -203,7 +203,7 @@ func TestBrowserDrivesPages(t *testing.T) {
 	call(t, ctx, m, "browser_navigate", map[string]any{"url": base + "/form"})
 	box := ref(t, call(t, ctx, m, "browser_snapshot", nil).Text, "textbox", "Query")
 	call(t, ctx, m, "browser_type", map[string]any{"element": "Query box", "target": box, "text": "gophers", "submit": true})
-	r = call(t, ctx, m, "browser_wait_for", map[string]any{"text": "You searched for"})
+	call(t, ctx, m, "browser_wait_for", map[string]any{"text": "You searched for"})
 	wantText(t, call(t, ctx, m, "browser_snapshot", nil), "You searched for: gophers", "Page Title: Result")
 
 	shot := call(t, ctx, m, "browser_take_screenshot", map[string]any{"scale": "css"})
@@ -218,7 +218,7 @@ func TestBrowserDrivesPages(t *testing.T) {
 	}
 	wantText(t, shot, fmt.Sprintf("[image image/png %d bytes]", len(img.Data)))
 
-	r = call(t, ctx, m, "browser_tabs", map[string]any{"action": "new", "url": base + "/page/two"})
+	call(t, ctx, m, "browser_tabs", map[string]any{"action": "new", "url": base + "/page/two"})
 	r = call(t, ctx, m, "browser_tabs", map[string]any{"action": "list"})
 	wantText(t, r, "Result", "Page two") // both tabs: the first page is still open
 	if r.StateReset {

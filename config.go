@@ -3,6 +3,7 @@ package toolgate
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"os"
 	"slices"
@@ -152,15 +153,8 @@ func (c *Config) Validate() error {
 		seen[s.Name] = true
 		errs = append(errs, s.validate()...)
 	}
-	for _, list := range []struct {
-		field    string
-		patterns []string
-	}{{"deny", c.Deny}, {"allow", c.Allow}} {
-		for i, p := range list.patterns {
-			if _, err := parsePattern(p); err != nil {
-				errs = append(errs, fmt.Errorf("toolgate.%s[%d]: %w", list.field, i, err))
-			}
-		}
+	if _, err := newFilter(c.Deny, c.Allow); err != nil {
+		errs = append(errs, err)
 	}
 	if c.CallTimeout < 0 {
 		errs = append(errs, errors.New("toolgate.callTimeout: must not be negative"))
@@ -247,15 +241,6 @@ func (s *ServerConfig) validate() []error {
 	return errs
 }
 
-// server returns the named server's config, or nil.
-func (c *Config) server(name string) *ServerConfig {
-	i := slices.IndexFunc(c.Servers, func(s ServerConfig) bool { return s.Name == name })
-	if i < 0 {
-		return nil
-	}
-	return &c.Servers[i]
-}
-
 // LoadConfig reads and parses a JSON config file; see [ParseConfig].
 func LoadConfig(path string) (Config, error) {
 	data, err := os.ReadFile(path)
@@ -310,14 +295,14 @@ func (c *Config) expand(lookup func(string) (string, bool)) error {
 		for j := range s.Args {
 			do(fmt.Sprintf("args[%d]", j), &s.Args[j])
 		}
-		for _, k := range sortedKeys(s.Env) {
+		for _, k := range slices.Sorted(maps.Keys(s.Env)) {
 			v := s.Env[k]
 			do("env."+k, &v)
 			s.Env[k] = v
 		}
 		do("cwd", &s.Cwd)
 		do("url", &s.URL)
-		for _, k := range sortedKeys(s.Headers) {
+		for _, k := range slices.Sorted(maps.Keys(s.Headers)) {
 			v := s.Headers[k]
 			do("headers."+k, &v)
 			s.Headers[k] = v
@@ -382,13 +367,4 @@ func validVarName(name string) bool {
 		}
 	}
 	return true
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"reflect"
 	"slices"
 	"sort"
@@ -65,49 +66,25 @@ func decodeConfig(data []byte) (Config, error) {
 
 func decodeServer(name string, raw json.RawMessage) (ServerConfig, error) {
 	s := ServerConfig{Name: name}
-	path := "mcpServers." + name
-	obj, err := parseObject(raw)
-	if err != nil {
-		return s, fmt.Errorf("%s: want an object: %v", path, err)
-	}
-	if err := checkKeys(path, obj, "command", "args", "env", "cwd", "url", "transport", "type",
-		"headers", "timeout", "connectTimeout", "session", "stateful", "maxResultChars", "fallback"); err != nil {
-		return s, err
-	}
-	var errs []error
-	field := func(key string, v any) {
-		if r, ok := obj.values[key]; ok {
-			errs = append(errs, decodeField(path+"."+key, r, v))
-		}
-	}
-	field("command", &s.Command)
-	field("args", &s.Args)
-	field("env", &s.Env)
-	field("cwd", &s.Cwd)
-	field("url", &s.URL)
-	field("headers", &s.Headers)
-	field("session", &s.Session)
-	field("stateful", &s.Stateful)
-	if _, set := obj.values["stateful"]; !set && name == "playwright" {
-		s.Stateful = true // as in the original, whose only kept session was playwright's
-	}
-	field("maxResultChars", &s.MaxResultChars)
+	var typ, transport string
+	var stateful *bool // nil when the key is absent
 	fallbackOn := true
-	field("fallback", &fallbackOn)
-	s.NoFallback = !fallbackOn
-	for _, key := range []string{"type", "transport"} {
-		var t string
-		field(key, &t)
+	err := decodeObject("mcpServers."+name, raw, map[string]any{
+		"command": &s.Command, "args": &s.Args, "env": &s.Env, "cwd": &s.Cwd,
+		"url": &s.URL, "headers": &s.Headers, "type": &typ, "transport": &transport,
+		"timeout": &s.Timeout, "connectTimeout": &s.ConnectTimeout, "session": &s.Session,
+		"stateful": &stateful, "maxResultChars": &s.MaxResultChars, "fallback": &fallbackOn,
+	})
+	for _, t := range []string{typ, transport} { // "transport" wins over "type"
 		if t != "" {
 			s.Transport = normalizeTransport(t)
 		}
 	}
-	for key, d := range map[string]*time.Duration{"timeout": &s.Timeout, "connectTimeout": &s.ConnectTimeout} {
-		if r, ok := obj.values[key]; ok {
-			errs = append(errs, decodeDuration(path+"."+key, r, d))
-		}
-	}
-	return s, errors.Join(errs...)
+	// A playwright server is stateful unless it says otherwise, as in the
+	// original, whose only kept session was playwright's.
+	s.Stateful = stateful != nil && *stateful || stateful == nil && name == "playwright"
+	s.NoFallback = !fallbackOn
+	return s, err
 }
 
 // normalizeTransport accepts the spellings other MCP clients use in their
@@ -121,40 +98,39 @@ func normalizeTransport(t string) Transport {
 }
 
 func decodeSettings(raw json.RawMessage, cfg *Config) error {
+	var policyRaw, fallbackRaw json.RawMessage
+	errs := []error{decodeObject("toolgate", raw, map[string]any{
+		"deny": &cfg.Deny, "allow": &cfg.Allow,
+		"callTimeout": &cfg.CallTimeout, "connectTimeout": &cfg.ConnectTimeout, "scopeIdleTimeout": &cfg.ScopeIdleTimeout,
+		"maxResultChars": &cfg.MaxResultChars, "auditLog": &cfg.AuditLog, "auditSync": &cfg.AuditSync,
+		"policy": &policyRaw, "fallback": &fallbackRaw,
+	})}
+	if policyRaw != nil {
+		var err error
+		cfg.Policy, err = decodePolicy(policyRaw)
+		errs = append(errs, err)
+	}
+	if fallbackRaw != nil {
+		var err error
+		cfg.Fallback, err = decodeFallback(fallbackRaw)
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// decodeObject decodes a JSON object whose keys must all be in fields,
+// each into the value its key points to, naming path.key in every error.
+func decodeObject(path string, raw []byte, fields map[string]any) error {
 	obj, err := parseObject(raw)
 	if err != nil {
-		return fmt.Errorf("toolgate: want an object: %v", err)
+		return fmt.Errorf("%s: want an object: %v", path, err)
 	}
-	if err := checkKeys("toolgate", obj, "deny", "allow", "callTimeout", "connectTimeout", "policy",
-		"maxResultChars", "auditLog", "auditSync", "scopeIdleTimeout", "fallback"); err != nil {
+	if err := checkKeys(path, obj, slices.Sorted(maps.Keys(fields))...); err != nil {
 		return err
 	}
 	var errs []error
-	for key, v := range map[string]*[]string{"deny": &cfg.Deny, "allow": &cfg.Allow} {
-		if r, ok := obj.values[key]; ok {
-			errs = append(errs, decodeField("toolgate."+key, r, v))
-		}
-	}
-	for key, d := range map[string]*time.Duration{"callTimeout": &cfg.CallTimeout, "connectTimeout": &cfg.ConnectTimeout,
-		"scopeIdleTimeout": &cfg.ScopeIdleTimeout} {
-		if r, ok := obj.values[key]; ok {
-			errs = append(errs, decodeDuration("toolgate."+key, r, d))
-		}
-	}
-	if r, ok := obj.values["policy"]; ok {
-		var err error
-		cfg.Policy, err = decodePolicy(r)
-		errs = append(errs, err)
-	}
-	if r, ok := obj.values["fallback"]; ok {
-		var err error
-		cfg.Fallback, err = decodeFallback(r)
-		errs = append(errs, err)
-	}
-	for key, v := range map[string]any{"maxResultChars": &cfg.MaxResultChars, "auditLog": &cfg.AuditLog, "auditSync": &cfg.AuditSync} {
-		if r, ok := obj.values[key]; ok {
-			errs = append(errs, decodeField("toolgate."+key, r, v))
-		}
+	for _, key := range obj.keys {
+		errs = append(errs, decodeField(path+"."+key, obj.values[key], fields[key]))
 	}
 	return errors.Join(errs...)
 }
@@ -252,6 +228,9 @@ func editDistance(a, b string) int {
 
 // decodeField unmarshals raw into v, describing a type mismatch in words.
 func decodeField(path string, raw json.RawMessage, v any) error {
+	if d, ok := v.(*time.Duration); ok {
+		return decodeDuration(path, raw, d)
+	}
 	err := json.Unmarshal(raw, v)
 	var te *json.UnmarshalTypeError
 	switch {
@@ -285,7 +264,7 @@ func decodeDuration(path string, raw json.RawMessage, d *time.Duration) error {
 
 func describeType(v any) string {
 	t := reflect.TypeOf(v)
-	if t.Kind() == reflect.Pointer {
+	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
 	switch t.Kind() {

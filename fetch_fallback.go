@@ -160,7 +160,7 @@ func (fc *FallbackConfig) validate() []error {
 	if fc.MaxBytes < 0 {
 		errs = append(errs, errors.New("toolgate.fallback.maxBytes: must not be negative"))
 	}
-	if _, err := fallback.New(fallback.Options{AllowHosts: fc.AllowHosts}); err != nil {
+	if err := fallback.CheckAllowHosts(fc.AllowHosts); err != nil {
 		errs = append(errs, fmt.Errorf("toolgate.fallback.allowHosts: %w", err))
 	}
 	return errs
@@ -169,21 +169,11 @@ func (fc *FallbackConfig) validate() []error {
 // decodeFallback decodes the toolgate.fallback section.
 func decodeFallback(raw []byte) (FallbackConfig, error) {
 	var fc FallbackConfig
-	obj, err := parseObject(raw)
-	if err != nil {
-		return fc, fmt.Errorf("toolgate.fallback: want an object: %v", err)
-	}
-	if err := checkKeys("toolgate.fallback", obj, "enabled", "tools", "urlArg", "onCodes",
-		"maxBytes", "mainContent", "allowHosts"); err != nil {
-		return fc, err
-	}
 	enabled := true
-	fields := map[string]any{"enabled": &enabled, "tools": &fc.Tools, "urlArg": &fc.URLArg,
-		"onCodes": &fc.OnCodes, "maxBytes": &fc.MaxBytes, "mainContent": &fc.MainContent, "allowHosts": &fc.AllowHosts}
-	var errs []error
-	for _, key := range obj.keys {
-		errs = append(errs, decodeField("toolgate.fallback."+key, obj.values[key], fields[key]))
-	}
+	err := decodeObject("toolgate.fallback", raw, map[string]any{
+		"enabled": &enabled, "tools": &fc.Tools, "urlArg": &fc.URLArg, "onCodes": &fc.OnCodes,
+		"maxBytes": &fc.MaxBytes, "mainContent": &fc.MainContent, "allowHosts": &fc.AllowHosts,
+	})
 	fc.Disabled = !enabled
-	return fc, errors.Join(errs...)
+	return fc, err
 }

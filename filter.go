@@ -1,6 +1,7 @@
 package toolgate
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -39,21 +40,20 @@ type filter struct {
 
 func newFilter(deny, allow []string) (filter, error) {
 	var f filter
-	for i, s := range deny {
-		p, err := parsePattern(s)
-		if err != nil {
-			return f, fmt.Errorf("toolgate.deny[%d]: %w", i, err)
+	var errs []error
+	parse := func(field string, patterns []string) []pattern {
+		var out []pattern
+		for i, s := range patterns {
+			p, err := parsePattern(s)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("toolgate.%s[%d]: %w", field, i, err))
+			}
+			out = append(out, p)
 		}
-		f.deny = append(f.deny, p)
+		return out
 	}
-	for i, s := range allow {
-		p, err := parsePattern(s)
-		if err != nil {
-			return f, fmt.Errorf("toolgate.allow[%d]: %w", i, err)
-		}
-		f.allow = append(f.allow, p)
-	}
-	return f, nil
+	f.deny, f.allow = parse("deny", deny), parse("allow", allow)
+	return f, errors.Join(errs...)
 }
 
 // check returns "" when server:tool may be listed and called, or else the

@@ -3,6 +3,8 @@ package toolgate
 import (
 	"context"
 	"log/slog"
+	"maps"
+	"slices"
 )
 
 // Level is the severity of a step-log entry.
@@ -58,7 +60,7 @@ func (s slogStepLogger) LogStep(level Level, step, message string, meta map[stri
 	}
 	attrs := make([]slog.Attr, 0, len(meta)+1)
 	attrs = append(attrs, slog.String("step", step))
-	for _, k := range sortedKeys(meta) {
+	for _, k := range slices.Sorted(maps.Keys(meta)) {
 		attrs = append(attrs, slog.Any(k, meta[k]))
 	}
 	s.l.LogAttrs(ctx, lv, message, attrs...)

@@ -13,19 +13,15 @@ import (
 
 // schemas validates call arguments against the tools' input schemas. Each
 // schema is compiled once per tool definition: a refreshed tool list brings
-// new definitions, and the old compilations are dropped with it.
+// new definitions, and the old compilations are dropped in time.
 type schemas struct {
-	mu       sync.Mutex
-	byServer map[string]*toolSchemas
+	mu       sync.RWMutex                     // read-locked on every call, write-locked to compile
+	compiled map[*mcp.Tool]*jsonschema.Schema // nil value: not checkable
 	log      func(level Level, step, msg string, meta map[string]any)
 }
 
-type toolSchemas struct {
-	compiled map[*mcp.Tool]*jsonschema.Schema // nil value: not checkable
-}
-
 func newSchemas(log func(Level, string, string, map[string]any)) *schemas {
-	return &schemas{byServer: make(map[string]*toolSchemas), log: log}
+	return &schemas{compiled: make(map[*mcp.Tool]*jsonschema.Schema), log: log}
 }
 
 // validate returns invalid_arguments listing every failing JSON path, or
@@ -124,25 +120,26 @@ func leafProblems(ve *jsonschema.ValidationError, out []string) []string {
 
 // schema returns the compiled input schema of t, compiling it on first use.
 func (c *schemas) schema(server string, t *mcp.Tool) *jsonschema.Schema {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	ts := c.byServer[server]
-	if ts == nil {
-		ts = &toolSchemas{compiled: make(map[*mcp.Tool]*jsonschema.Schema)}
-		c.byServer[server] = ts
-	}
-	if sch, ok := ts.compiled[t]; ok {
+	c.mu.RLock()
+	sch, ok := c.compiled[t]
+	c.mu.RUnlock()
+	if ok {
 		return sch
 	}
-	if len(ts.compiled) > 4096 {
-		clear(ts.compiled) // definitions of tool lists long gone
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if sch, ok := c.compiled[t]; ok {
+		return sch
+	}
+	if len(c.compiled) > 4096 {
+		clear(c.compiled) // mostly definitions of tool lists long gone
 	}
 	sch, err := compileSchema(t.InputSchema)
 	if err != nil {
 		c.log(LevelWarning, "schema", "input schema not usable, arguments go unchecked: "+err.Error(),
 			map[string]any{"server": server, "tool": t.Name})
 	}
-	ts.compiled[t] = sch
+	c.compiled[t] = sch
 	return sch
 }
 

@@ -246,12 +246,6 @@ func (sc *Scope) leave() {
 	sc.touchLocked()
 }
 
-func (sc *Scope) touch() {
-	sc.mu.Lock()
-	defer sc.mu.Unlock()
-	sc.touchLocked()
-}
-
 // touchLocked notes a use and, when nothing is in progress, (re)starts
 // the idle clock.
 func (sc *Scope) touchLocked() {

@@ -111,6 +111,13 @@ type allowList struct {
 	prefixes []netip.Prefix  // ranges; a single address is a /32 or /128
 }
 
+// CheckAllowHosts reports the first malformed entry of an
+// Options.AllowHosts list, without building a Fetcher.
+func CheckAllowHosts(entries []string) error {
+	_, err := parseAllowList(entries)
+	return err
+}
+
 // parseAllowList parses host names, IP addresses and CIDR ranges.
 func parseAllowList(entries []string) (allowList, error) {
 	a := allowList{hosts: make(map[string]bool)}

@@ -21,7 +21,7 @@ func runPerCall(ctx context.Context, o *Options, rep *Report) error {
 	command, args, env := testserver.Command(testserver.BehaviourServe)
 	goServer := toolgate.ServerConfig{Name: "s", Command: command, Args: args, Env: env}
 	if err := perCallOn(ctx, o, rep, "Go test server", goServer, echoArgs, o.pick(2, 20)); err != nil {
-		return fmt.Errorf("Go test server: %w", err)
+		return fmt.Errorf("per-call on the Go test server: %w", err)
 	}
 	if o.Everything == nil {
 		rep.Notes = append(rep.Notes, "server-everything was not found: its per-call comparison was skipped "+

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"slices"
@@ -47,7 +48,7 @@ func newProcess(spec *Spec) (*process, error) {
 	cmd := exec.Command(spec.Command, spec.Args...)
 	cmd.Dir = spec.Dir
 	cmd.Env = os.Environ()
-	for _, k := range sortedKeys(spec.Env) {
+	for _, k := range slices.Sorted(maps.Keys(spec.Env)) {
 		cmd.Env = append(cmd.Env, k+"="+spec.Env[k])
 	}
 	var mark string
@@ -136,13 +137,4 @@ func (p *process) exitStatus() string {
 		return st.String()
 	}
 	return ""
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
