@@ -141,8 +141,14 @@ func overheadOn(ctx context.Context, o *Options, rep *Report, tg target, levels 
 	tgCurve := Curve{Label: "toolgate, " + tg.name}
 	sdkCurve := Curve{Label: "bare go-sdk, " + tg.name, Dashed: true}
 	for _, conc := range levels {
-		n := o.pick(max(20, conc), max(tg.calls, conc*20))
-		rounds, err := interleave(ctx, o.pick(2, 8),
+		// One caller leaves the cores half idle, where drift between rounds
+		// shows most: it gets five times the rounds, each a fifth as long.
+		perRound, nRounds := max(tg.calls, conc*20), 8
+		if conc == 1 {
+			perRound, nRounds = perRound/5, nRounds*5
+		}
+		n := o.pick(max(20, conc), perRound)
+		rounds, err := interleave(ctx, o.pick(2, nRounds),
 			side{"toolgate", func(ctx context.Context) (sample, error) { return load(ctx, a, conc, n) }},
 			side{"bare go-sdk", func(ctx context.Context) (sample, error) { return load(ctx, b, conc, n) }})
 		if err != nil {
