@@ -1,0 +1,87 @@
+package markdown
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/extension"
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+// commonMark converts Markdown to HTML: CommonMark with GitHub's tables
+// and strikethrough, the dialect Render writes.
+var commonMark = goldmark.New(goldmark.WithExtensions(extension.Table, extension.Strikethrough))
+
+// visibleText returns the text a reader sees in n: its text nodes and
+// images' alt text, leaving out what Render leaves out.
+func visibleText(n *html.Node) string {
+	var b strings.Builder
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		switch n.Type {
+		case html.TextNode:
+			b.WriteString(n.Data)
+		case html.ElementNode:
+			if skipped(n) {
+				return
+			}
+			if n.DataAtom == atom.Img && n.Namespace == "" {
+				b.WriteString(attr(n, "alt"))
+			}
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(n)
+	return b.String()
+}
+
+// squeeze returns s without whitespace, each invalid byte made U+FFFD.
+func squeeze(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if !unicode.IsSpace(r) && r != 0 {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// checkRoundTrip renders the HTML page src as Markdown, converts that back
+// to HTML with goldmark, and checks that the reader sees the same text in
+// both HTML pages, whitespace aside, and that the Markdown is valid UTF-8.
+func checkRoundTrip(t *testing.T, src string) {
+	t.Helper()
+	doc, err := html.Parse(strings.NewReader(src))
+	if err != nil {
+		return // x/net/html gives up on a few pathological inputs
+	}
+	want := squeeze(visibleText(doc))
+	md := Render(doc, Options{Base: testBase})
+	if !utf8.ValidString(md) {
+		t.Fatalf("Render(%q) is not valid UTF-8: %q", src, md)
+	}
+	var out bytes.Buffer
+	if err := commonMark.Convert([]byte(md), &out); err != nil {
+		t.Fatalf("goldmark: %v", err)
+	}
+	back, err := html.Parse(bytes.NewReader(out.Bytes()))
+	if err != nil {
+		t.Fatalf("parsing goldmark's HTML: %v", err)
+	}
+	if got := squeeze(visibleText(back)); got != want {
+		t.Errorf("round trip of %q\nmarkdown: %q\ngoldmark: %q\ntext in:  %q\ntext out: %q", src, md, out.String(), want, got)
+	}
+}
+
+func TestRoundTrip(t *testing.T) {
+	for _, tc := range goldens {
+		t.Run(tc.name, func(t *testing.T) { checkRoundTrip(t, tc.in) })
+	}
+}
