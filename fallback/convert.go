@@ -10,11 +10,7 @@ import (
 	"unicode/utf8"
 
 	"codeberg.org/readeck/go-readability/v2"
-	"github.com/JohannesKaufmann/html-to-markdown/v2/converter"
-	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/base"
-	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/commonmark"
-	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/strikethrough"
-	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/table"
+	"github.com/toolgate/toolgate/internal/markdown"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 	"golang.org/x/net/html/charset"
@@ -59,17 +55,6 @@ func classify(mt string) kind {
 		return kindPDF
 	}
 	return kindUnsupported
-}
-
-// newConverter returns the HTML-to-Markdown converter: CommonMark with
-// GitHub-style tables and strikethrough. It is safe for concurrent use.
-func newConverter() *converter.Converter {
-	return converter.NewConverter(converter.WithPlugins(
-		base.NewBasePlugin(),
-		commonmark.NewCommonmarkPlugin(),
-		table.NewTablePlugin(),
-		strikethrough.NewStrikethroughPlugin(),
-	))
 }
 
 // convert turns a body of kind k into a Page (without URL, ContentType and
@@ -185,11 +170,10 @@ func (f *Fetcher) htmlToMarkdown(ctx context.Context, pageURL *url.URL, src stri
 	if f.opts.MainContent {
 		node, title = mainContent(doc, src, pageURL, title)
 	}
-	out, err := f.conv.ConvertNode(node, converter.WithContext(ctx), converter.WithDomain(pageURL.String()))
-	if err != nil {
+	if err := ctx.Err(); err != nil {
 		return "", "", err
 	}
-	md = string(out)
+	md = markdown.Render(node, markdown.Options{Base: pageURL})
 	if f.opts.MainContent && title != "" && !strings.Contains(firstLines(md, 3), title) {
 		// Readability takes the title out of the content; put it back.
 		md = "# " + title + "\n\n" + md

@@ -21,8 +21,6 @@ import (
 	"net/url"
 	"runtime/debug"
 	"time"
-
-	"github.com/JohannesKaufmann/html-to-markdown/v2/converter"
 )
 
 // Defaults for the zero values of Options.
@@ -68,7 +66,6 @@ type Fetcher struct {
 	opts   Options // defaults applied
 	allow  allowList
 	client *http.Client
-	conv   *converter.Converter
 }
 
 // New returns a Fetcher for opts. It fails on a malformed AllowHosts entry,
@@ -96,7 +93,7 @@ func New(opts Options) (*Fetcher, error) {
 	if opts.UserAgent == "" {
 		opts.UserAgent = "toolgate/" + moduleVersion() + " (+fetch fallback)"
 	}
-	f := &Fetcher{opts: opts, allow: allow, conv: newConverter()}
+	f := &Fetcher{opts: opts, allow: allow}
 	f.client = &http.Client{Transport: f.newTransport(), CheckRedirect: f.checkRedirect}
 	return f, nil
 }
