@@ -40,13 +40,15 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	rep, err := bench.Run(ctx, opts)
+	if rep != nil && len(rep.Rows) > 0 { // what was measured, even if a step failed after it
+		fmt.Print(rep.Table())
+		for _, n := range rep.Notes {
+			fmt.Println("\nNote:", n)
+		}
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "toolgate-bench:", err)
 		os.Exit(1)
-	}
-	fmt.Print(rep.Table())
-	for _, n := range rep.Notes {
-		fmt.Println("\nNote:", n)
 	}
 	if *dir != "" {
 		fmt.Fprintf(os.Stderr, "toolgate-bench: wrote %s and %s in %s\n", bench.ReportFile, bench.ChartFile, *dir)

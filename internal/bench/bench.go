@@ -90,9 +90,15 @@ type Point struct {
 }
 
 // Run runs every comparison and returns the report; with opts.Dir set it
-// also writes the report and the chart there. Memory is measured first,
+// also writes the report and the chart there, creating the directory. Memory is measured first,
 // while the process holds nothing else.
 func Run(ctx context.Context, opts Options) (*Report, error) {
+	if opts.Dir != "" {
+		// Fail now rather than after minutes of measuring.
+		if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
+			return nil, fmt.Errorf("bench: report directory: %w", err)
+		}
+	}
 	rep := &Report{
 		Date:      time.Now().UTC(),
 		GoVersion: runtime.Version(),
