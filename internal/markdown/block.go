@@ -139,7 +139,12 @@ func (r *renderer) lineBreaks() {
 			if r.needPrefix {
 				r.prefix()
 			}
-			r.buf = append(r.buf, '\\', '\n')
+			if r.buf[len(r.buf)-1] == '\\' {
+				// goldmark takes no backslash break after a backslash.
+				r.buf = append(r.buf, ' ', ' ', '\n')
+			} else {
+				r.buf = append(r.buf, '\\', '\n')
+			}
 			r.needPrefix = true
 		}
 	}
@@ -244,37 +249,48 @@ func (r *renderer) list(n *html.Node, ordered bool) {
 			r.sep = 2
 		}
 	}
+	stray := false // content outside items was written: the next item needs a blank line
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		if c.Type != html.ElementNode || c.DataAtom != atom.Li || c.Namespace != "" {
+		if !isElement(c, atom.Li) {
+			size := r.size()
 			r.node(c)
+			stray = stray || r.size() != size
 			continue
 		}
 		if skipped(c) {
 			continue
 		}
+		if stray {
+			r.endInline()
+			r.sep, stray = 2, false
+		}
 		s := segment{kind: segBullet}
 		if ordered {
 			s = segment{kind: segOrdered, n: num}
-			num = min(num+1, maxOrdinal)
 		}
-		r.item(c, s)
+		if r.item(c, s) && ordered {
+			num = min(num+1, maxOrdinal) // empty items are left out, numbers too
+		}
 	}
 	r.closeBlock()
 }
 
-// item renders a list item with marker segment s.
-func (r *renderer) item(n *html.Node, s segment) {
+// item renders a list item with marker segment s, and reports whether it
+// wrote anything.
+func (r *renderer) item(n *html.Node, s segment) bool {
 	if r.inline > 0 {
 		r.flatten(n)
-		return
+		return false
 	}
 	r.endInline()
 	if r.wrote {
 		r.sep = max(r.sep, 1)
 	}
-	if r.container(n, s) {
-		r.sep = 1 // items follow each other without a blank line
+	if !r.container(n, s) {
+		return false
 	}
+	r.sep = 1 // items follow each other without a blank line
+	return true
 }
 
 // heading renders an h1 to h6 element as an ATX heading.

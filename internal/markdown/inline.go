@@ -198,7 +198,10 @@ func (r *renderer) openFrames(c rune) {
 				next = '*' // another opener; it may be dropped, but it may not
 			}
 			adjacent := !written && r.closerEnd == len(r.buf) && len(r.buf) > 0 && r.buf[len(r.buf)-1] == ch
-			if adjacent || !leftFlanking(prev, next) {
+			// Inside a word, '*' could close an enclosing '*' instead.
+			ambiguous := ch == '*' && rightFlanking(prev, next) && r.starOpen(i)
+			// GitHub's strikethrough takes no "~~" right after a '~'.
+			if adjacent || ambiguous || ch == '~' && prev == '~' || !leftFlanking(prev, next) {
 				f.pos = dropped
 				continue
 			}
@@ -238,6 +241,23 @@ func leftFlanking(prev, next rune) bool {
 	return !isSpaceRune(next) && (!isPunctRune(next) || isSpaceRune(prev) || isPunctRune(prev))
 }
 
+// rightFlanking reports whether a delimiter run between prev and next can
+// close emphasis (CommonMark's right-flanking rule).
+func rightFlanking(prev, next rune) bool {
+	return !isSpaceRune(prev) && (!isPunctRune(prev) || isSpaceRune(next) || isPunctRune(next))
+}
+
+// starOpen reports whether an emphasis written with '*' is open outside
+// frames[i].
+func (r *renderer) starOpen(i int) bool {
+	for _, f := range r.frames[:i] {
+		if (f.kind == kindStrong || f.kind == kindEm) && f.pos >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // lastRune returns the last character in buf; a line's start counts as a
 // space.
 func (r *renderer) lastRune() rune {
@@ -275,9 +295,14 @@ func (r *renderer) resolve(next rune) {
 	r.risky = r.risky[:0]
 }
 
-// remove cuts n bytes at pos out of buf and moves the offsets kept after
-// it.
+// remove cuts the n bytes of a delimiter at pos out of buf and moves the
+// offsets kept after it. Where backticks would meet and run together, a
+// space takes its place.
 func (r *renderer) remove(pos, n int) {
+	if pos > 0 && pos+n < len(r.buf) && r.buf[pos-1] == '`' && r.buf[pos+n] == '`' {
+		r.buf[pos] = ' '
+		pos, n = pos+1, n-1
+	}
 	copy(r.buf[pos:], r.buf[pos+n:])
 	r.buf = r.buf[:len(r.buf)-n]
 	for i := range r.risky {
@@ -292,7 +317,7 @@ func (r *renderer) remove(pos, n int) {
 	if r.bang > pos {
 		r.bang -= n
 	}
-	r.closerEnd = -1
+	r.closerEnd, r.codeEnd = -1, -1
 }
 
 // emphasis renders strong, em and del elements and their kin. An element
@@ -347,7 +372,8 @@ func (r *renderer) closeFrame() {
 	}
 	d := delims[f.kind]
 	last := r.lastRune()
-	if isSpaceRune(last) { // e.g. a no-break space: it cannot close
+	if isSpaceRune(last) || last == '~' && f.kind == kindDel {
+		// A closer cannot follow a no-break space, say, nor "~~" a '~'.
 		r.remove(f.pos, len(d))
 		return
 	}
@@ -386,9 +412,19 @@ func (r *renderer) code(n *html.Node) {
 		code = code[:len(code)-1]
 	}
 	if len(code) > 0 {
+		if r.codeEnd == len(r.buf) && !r.space && r.unwritten == len(r.frames) &&
+			r.sep == 0 && r.brk == 0 && !r.needPrefix {
+			// Right after another code span their fences would run
+			// together: the two become one.
+			r.buf = r.buf[:r.codeStart]
+			code = append(r.lastCode, code...)
+		} else {
+			r.flush('`')
+		}
+		r.lastCode = append(r.lastCode[:0], code...)
+		r.codeStart = len(r.buf)
 		fence := longestRun(code, '`') + 1
 		pad := code[0] == '`' || code[len(code)-1] == '`'
-		r.flush('`')
 		r.appendFence(fence, pad, false)
 		for _, c := range code {
 			if c == '|' && r.cell {
@@ -398,6 +434,7 @@ func (r *renderer) code(n *html.Node) {
 		}
 		r.appendFence(fence, pad, true)
 		r.noText()
+		r.codeEnd = len(r.buf)
 	}
 	if trailing {
 		r.spaceOwed()

@@ -40,6 +40,7 @@ func Render(n *html.Node, opts Options) string {
 		bol:        true,
 		closerEnd:  -1,
 		bang:       -1,
+		codeEnd:    -1,
 	}
 	if b := opts.Base; b != nil && b.Host != "" && b.Opaque == "" {
 		r.origin = (&url.URL{Scheme: b.Scheme, User: b.User, Host: b.Host}).String()
@@ -80,6 +81,9 @@ type renderer struct {
 	risky     []pair        // closers that stand only if no letter follows them
 	closerEnd int           // len(buf) just after the last closer written, or -1
 	bang      int           // len(buf) just after a '!' of text, or -1
+	codeStart int           // where the last code span starts in buf
+	codeEnd   int           // len(buf) just after the last code span, or -1
+	lastCode  []byte        // the last code span's text
 
 	scratch []byte       // code text being gathered
 	rows    []*html.Node // the rows of the table being rendered
@@ -97,11 +101,14 @@ func (r *renderer) spill() {
 	}
 	r.out.Write(r.buf)
 	r.buf = r.buf[:0]
-	r.closerEnd, r.bang = -1, -1
+	r.closerEnd, r.bang, r.codeEnd = -1, -1, -1
 }
 
 // written reports whether any output has been written.
 func (r *renderer) written() bool { return len(r.buf) > 0 || r.out.Len() > 0 }
+
+// size returns the length of the output so far.
+func (r *renderer) size() int { return r.out.Len() + len(r.buf) }
 
 // node renders n.
 func (r *renderer) node(n *html.Node) {

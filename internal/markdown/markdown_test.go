@@ -36,6 +36,7 @@ var goldens = []struct{ name, in, want string }{
 	{"heading closing hashes", `<h2>C #</h2><h3>#</h3><h3>C#</h3>`, "## C \\#\n\n### \\#\n\n### C#"},
 	{"empty heading", `<h2> </h2><p>x</p>`, "x"},
 	{"hard break", `<p>a<br>b<br/><br>c</p>`, "a\\\nb\\\n\\\nc"},
+	{"hard break after backslash", `<p>a\<br>b</p>`, "a\\\\  \nb"},
 	{"break at edges", `<p><br>a<br></p><p>b</p>`, "a\n\nb"},
 	{"thematic break", `<p>a</p><hr><p>b</p>`, "a\n\n---\n\nb"},
 
@@ -54,10 +55,13 @@ var goldens = []struct{ name, in, want string }{
 	{"adjacent emphasis", `<p><b>a</b><b>b</b></p>`, "**a**b"},
 	{"emphasis with nbsp edge", "<p>a<b>\u00a0b</b></p>", "a\u00a0b"},
 	{"emphasis with blocks", `<b>a<div>b</div>c</b>`, "**a b c**"},
+	{"intraword emphasis in emphasis", `<p><b>x<i>y</i></b>z</p>`, "**xy**z"},
+	{"strikethrough next to tildes", `<p><del>~</del> a~<del>b</del></p>`, "\\~ a\\~b"},
 	{"inline code", `<p>use <code>x := 1</code> here</p>`, "use `x := 1` here"},
 	{"inline code backticks", "<p><code>a`b</code> <code>`x``</code></p>", "``a`b`` ``` `x`` ```"},
 	{"inline code spaces outside", "<p>a<code> b  c </code>d</p>", "a `b c` d"},
 	{"inline code not escaped", `<p><code>*a* [b] \c</code></p>`, "`*a* [b] \\c`"},
+	{"adjacent code spans", `<p><code>a</code><code>b` + "`" + `</code></p>`, "`` ab` ``"},
 	{"kbd", `<p><kbd>Ctrl</kbd></p>`, "`Ctrl`"},
 
 	// Code blocks.
@@ -82,6 +86,8 @@ var goldens = []struct{ name, in, want string }{
 	{"list after text", `<p>a</p><ul><li>b</li></ul><p>c</p>`, "a\n\n- b\n\nc"},
 	{"list in quote", `<blockquote><ul><li>a</li><li>b</li></ul></blockquote>`, "> - a\n> - b"},
 	{"nested ordered list not at 1", `<ul><li>a<ol start="3"><li>b</li></ol></li></ul>`, "- a\n\n  3. b"},
+	{"list with stray text", `<ol start="3">x<li>a</li></ol>`, "x\n\n3. a"},
+	{"list numbers skip empty items", `<ol><li>a</li><li></li><li>b</li></ol>`, "1. a\n2. b"},
 	{"empty items", `<ul><li></li><li>a</li><li> </li></ul>`, "- a"},
 	{"definition list", `<dl><dt>Term</dt><dd>Definition</dd><dt>T2</dt><dd><p>D2</p></dd></dl>`, "**Term**\n\nDefinition\n\n**T2**\n\nD2"},
 	{"figure", `<figure><img src="/a.png" alt="A"><figcaption>Caption</figcaption></figure>`, "![A](https://example.com/a.png)\n\nCaption"},
@@ -112,6 +118,7 @@ var goldens = []struct{ name, in, want string }{
 	{"table cell content", `<table><tr><td>a|b<br>c<p>d</p><ul><li>e</li></ul></td></tr></table>`, "| a\\|b c d e |\n| --- |"},
 	{"table nested", `<table><tr><td>x<table><tr><td>a</td><td>b</td></tr></table></td></tr></table>`, "| x a b |\n| --- |"},
 	{"table caption", `<p>p</p><table><caption>Cap</caption><tr><td>a</td></tr></table><p>q</p>`, "p\n\nCap\n\n| a |\n| --- |\n\nq"},
+	{"table caption after rows", `<table><tr><td>a</td></tr><caption>Cap</caption></table>`, "| a |\n| --- |\n\nCap"},
 	{"table code pipe", `<table><tr><td><code>a|b</code></td></tr></table>`, "| `a\\|b` |\n| --- |"},
 	{"table no cells", `<table><tr></tr></table><p>x</p>`, "x"},
 	{"table in list", `<ul><li>a<table><tr><td>b</td></tr></table></li></ul>`, "- a\n\n  | b |\n  | --- |"},

@@ -18,20 +18,21 @@ import (
 var commonMark = goldmark.New(goldmark.WithExtensions(extension.Table, extension.Strikethrough))
 
 // visibleText returns the text a reader sees in n: its text nodes and
-// images' alt text, leaving out what Render leaves out.
+// images' alt text, leaving out what Render leaves out. Each node's
+// invalid UTF-8 is replaced on its own, as Render does.
 func visibleText(n *html.Node) string {
 	var b strings.Builder
 	var walk func(*html.Node)
 	walk = func(n *html.Node) {
 		switch n.Type {
 		case html.TextNode:
-			b.WriteString(n.Data)
+			b.WriteString(validUTF8(n.Data))
 		case html.ElementNode:
 			if skipped(n) {
 				return
 			}
 			if n.DataAtom == atom.Img && n.Namespace == "" {
-				b.WriteString(attr(n, "alt"))
+				b.WriteString(validUTF8(attr(n, "alt")))
 			}
 		}
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
@@ -42,7 +43,7 @@ func visibleText(n *html.Node) string {
 	return b.String()
 }
 
-// squeeze returns s without whitespace, each invalid byte made U+FFFD.
+// squeeze returns s without whitespace.
 func squeeze(s string) string {
 	var b strings.Builder
 	for _, r := range s {

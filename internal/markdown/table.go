@@ -18,21 +18,37 @@ func (r *renderer) table(n *html.Node) {
 		r.flatten(n)
 		return
 	}
-	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		if isElement(c, atom.Caption) && !skipped(c) {
-			r.block(c)
-		}
-	}
 	rows := collectRows(r.rows[:0], n)
-	r.rows = rows[:0]
+	r.rows = nil // a table in a caption needs its own
+	r.captions(n, rows, true)
 	cols := 0
 	for _, tr := range rows {
 		cols = max(cols, countCells(tr))
 	}
 	cols = min(cols, maxColumns)
-	if cols == 0 {
-		return
+	if cols > 0 {
+		r.grid(rows, cols)
 	}
+	r.captions(n, rows, false)
+	clear(rows)
+	r.rows = rows[:0]
+}
+
+// captions renders as paragraphs the captions of table n that come
+// before its first row, or, if !before, the others.
+func (r *renderer) captions(n *html.Node, rows []*html.Node, before bool) {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if len(rows) > 0 && (c == rows[0] || c == rows[0].Parent) {
+			before = !before
+		}
+		if before && isElement(c, atom.Caption) && !skipped(c) {
+			r.block(c)
+		}
+	}
+}
+
+// grid writes rows as a pipe table of cols columns.
+func (r *renderer) grid(rows []*html.Node, cols int) {
 	r.openBlock()
 	r.flush('|')
 	r.row(rows[0], cols)
@@ -46,7 +62,6 @@ func (r *renderer) table(n *html.Node) {
 		r.row(tr, cols)
 	}
 	r.noText()
-	clear(rows)
 	r.closeBlock()
 }
 
