@@ -139,7 +139,7 @@ func (r *renderer) lineBreaks() {
 			if r.needPrefix {
 				r.prefix()
 			}
-			if r.buf[len(r.buf)-1] == '\\' {
+			if len(r.buf) > 0 && r.buf[len(r.buf)-1] == '\\' {
 				// goldmark takes no backslash break after a backslash.
 				r.buf = append(r.buf, ' ', ' ', '\n')
 			} else {

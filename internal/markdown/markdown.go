@@ -3,14 +3,26 @@
 //
 // The output is CommonMark with two GitHub extensions, pipe tables and
 // strikethrough. Headings are ATX headings, lists use "-" and "1." markers,
-// code blocks are fenced, hard line breaks are a backslash at the end of
-// the line, and text is escaped so that it reads back as the same text.
+// code blocks are fenced, and a hard line break is a backslash at the end
+// of the line (two spaces where the line already ends with a backslash).
 // Blocks are separated by one blank line; the output has no leading or
 // trailing blank lines and does not end with a newline.
 //
-// Scripts, styles, forms' controls, embedded media, SVG, the document head
+// Text is escaped so that a CommonMark reader sees the same text: \ ` * _
+// [ ] < and ~ always, | in tables, & where it would start an entity, and
+// block syntax (# > + - = : | and "1." or "1)") at the start of a line.
+// Emphasis that CommonMark would not read as emphasis where it stands,
+// such as bold punctuation inside a word, is written as plain text.
+//
+// Where a block cannot be, in a heading, a table cell, a link or emphasis,
+// block elements are flattened into the text. A table's first row is its
+// header; rows are padded to the widest, up to 64 columns.
+//
+// Scripts, styles, form controls, embedded media, SVG, the document head
 // and elements hidden by the hidden attribute, aria-hidden="true" or an
-// inline display:none style are left out. Buttons keep their text.
+// inline display:none style are left out; so are data: image sources, for
+// which the alt text stands, and javascript: links, for which the text
+// does. Buttons keep their text.
 //
 // Rendering is a single pass over the tree into one buffer: a page of a
 // megabyte renders in a few milliseconds.

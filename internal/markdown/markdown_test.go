@@ -1,6 +1,7 @@
 package markdown
 
 import (
+	"fmt"
 	"net/url"
 	"strings"
 	"testing"
@@ -29,6 +30,7 @@ var goldens = []struct{ name, in, want string }{
 	{"paragraphs", `<p>one</p><p>two</p>`, "one\n\ntwo"},
 	{"text between blocks", `<div>a<p>b</p>c</div>`, "a\n\nb\n\nc"},
 	{"divs", `<div><div>a</div><section>b</section></div><article><main>c</main></article>`, "a\n\nb\n\nc"},
+	{"other blocks", `<header>h</header><nav>n</nav><aside>a</aside><footer>f</footer><address>ad</address><center>c</center>`, "h\n\nn\n\na\n\nf\n\nad\n\nc"},
 	{"whitespace", "<p>  a \n\t b  </p>  <p>\n c</p>", "a b\n\nc"},
 	{"nbsp kept", `<p>a&nbsp;&nbsp;b</p>`, "a\u00a0\u00a0b"},
 	{"headings", `<h1>One</h1><h2>Two</h2><h3>3</h3><h4>4</h4><h5>5</h5><h6>6</h6>`, "# One\n\n## Two\n\n### 3\n\n#### 4\n\n##### 5\n\n###### 6"},
@@ -119,6 +121,7 @@ var goldens = []struct{ name, in, want string }{
 	{"table nested", `<table><tr><td>x<table><tr><td>a</td><td>b</td></tr></table></td></tr></table>`, "| x a b |\n| --- |"},
 	{"table caption", `<p>p</p><table><caption>Cap</caption><tr><td>a</td></tr></table><p>q</p>`, "p\n\nCap\n\n| a |\n| --- |\n\nq"},
 	{"table caption after rows", `<table><tr><td>a</td></tr><caption>Cap</caption></table>`, "| a |\n| --- |\n\nCap"},
+	{"table caption between rows", `<table><tr><td>a</td></tr><caption>Cap</caption><tr><td>b</td></tr></table>`, "| a |\n| --- |\n\nCap\n\n| b |\n| --- |"},
 	{"table code pipe", `<table><tr><td><code>a|b</code></td></tr></table>`, "| `a\\|b` |\n| --- |"},
 	{"table no cells", `<table><tr></tr></table><p>x</p>`, "x"},
 	{"table in list", `<ul><li>a<table><tr><td>b</td></tr></table></li></ul>`, "- a\n\n  | b |\n  | --- |"},
@@ -174,5 +177,27 @@ func TestRenderElement(t *testing.T) {
 	find(doc)
 	if got, want := Render(article, Options{}), "# T\n\nx [y](p)"; got != want {
 		t.Errorf("Render(article) = %q, want %q", got, want)
+	}
+}
+
+func TestWideTable(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("<table><tr>")
+	for i := range maxColumns + 2 {
+		fmt.Fprintf(&b, "<td>%d</td>", i)
+	}
+	b.WriteString("</tr><tr><td>x</td></tr></table>")
+	lines := strings.Split(render(t, b.String()), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("%d lines, want 3", len(lines))
+	}
+	if got, want := strings.Count(lines[1], "---"), maxColumns; got != want {
+		t.Errorf("%d columns, want %d", got, want)
+	}
+	if !strings.HasSuffix(lines[0], "| 63 64 65 |") {
+		t.Errorf("header row ends %q, want the cells past the limit in the last one", lines[0][len(lines[0])-20:])
+	}
+	if want := "| x |" + strings.Repeat("  |", maxColumns-1); lines[2] != want {
+		t.Errorf("short row %q, want %q", lines[2], want)
 	}
 }

@@ -10,45 +10,57 @@ import (
 const maxColumns = 64
 
 // table renders a table element as a GitHub pipe table: its first row is
-// the header, every row is padded to the same number of cells, and a
-// caption comes first as a paragraph. A table inside a table cell, or
-// anywhere a block cannot be, is flattened to its text.
+// the header, and every row is padded to the same number of cells. A
+// caption is a paragraph where it stands, before the rows (or between
+// them, where it splits the table in two). A table inside a table cell,
+// or anywhere a block cannot be, is flattened to its text.
 func (r *renderer) table(n *html.Node) {
 	if r.inline > 0 {
 		r.flatten(n)
 		return
 	}
-	rows := collectRows(r.rows[:0], n)
+	rows := r.rows[:0]
 	r.rows = nil // a table in a caption needs its own
-	r.captions(n, rows, true)
+	rows = r.tableRows(rows, n)
+	r.grid(rows)
+	clear(rows)
+	r.rows = rows[:0]
+}
+
+// tableRows appends to rows the rows of the table (or row group) n that
+// have cells, in document order; at a caption it writes the rows so far
+// and the caption, and starts again.
+func (r *renderer) tableRows(rows []*html.Node, n *html.Node) []*html.Node {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type != html.ElementNode || c.Namespace != "" || skipped(c) {
+			continue
+		}
+		switch c.DataAtom {
+		case atom.Thead, atom.Tbody, atom.Tfoot:
+			rows = r.tableRows(rows, c)
+		case atom.Tr:
+			if countCells(c) > 0 {
+				rows = append(rows, c)
+			}
+		case atom.Caption:
+			r.grid(rows)
+			rows = rows[:0]
+			r.block(c)
+		}
+	}
+	return rows
+}
+
+// grid writes rows as a pipe table.
+func (r *renderer) grid(rows []*html.Node) {
 	cols := 0
 	for _, tr := range rows {
 		cols = max(cols, countCells(tr))
 	}
 	cols = min(cols, maxColumns)
-	if cols > 0 {
-		r.grid(rows, cols)
+	if cols == 0 {
+		return
 	}
-	r.captions(n, rows, false)
-	clear(rows)
-	r.rows = rows[:0]
-}
-
-// captions renders as paragraphs the captions of table n that come
-// before its first row, or, if !before, the others.
-func (r *renderer) captions(n *html.Node, rows []*html.Node, before bool) {
-	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		if len(rows) > 0 && (c == rows[0] || c == rows[0].Parent) {
-			before = !before
-		}
-		if before && isElement(c, atom.Caption) && !skipped(c) {
-			r.block(c)
-		}
-	}
-}
-
-// grid writes rows as a pipe table of cols columns.
-func (r *renderer) grid(rows []*html.Node, cols int) {
 	r.openBlock()
 	r.flush('|')
 	r.row(rows[0], cols)
@@ -63,25 +75,6 @@ func (r *renderer) grid(rows []*html.Node, cols int) {
 	}
 	r.noText()
 	r.closeBlock()
-}
-
-// collectRows appends to rows the rows of the table n that have cells, in
-// document order.
-func collectRows(rows []*html.Node, n *html.Node) []*html.Node {
-	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		if c.Type != html.ElementNode || c.Namespace != "" || skipped(c) {
-			continue
-		}
-		switch c.DataAtom {
-		case atom.Thead, atom.Tbody, atom.Tfoot:
-			rows = collectRows(rows, c)
-		case atom.Tr:
-			if countCells(c) > 0 {
-				rows = append(rows, c)
-			}
-		}
-	}
-	return rows
 }
 
 // countCells returns the number of shown cells in the row tr.
