@@ -46,8 +46,8 @@ func (r *renderer) spaceOwed() {
 	}
 }
 
-// noText records that something other than text, or than an opener, was
-// just written: a line's start is past, and no closer or '!' ends buf.
+// noText records that something other than text or an opener was just
+// written: the line's start is past and no closer ends buf.
 func (r *renderer) noText() {
 	r.lineStart = false
 	r.lineDigits = -1
@@ -194,8 +194,8 @@ func (r *renderer) openFrames(c rune) {
 		if f.kind != kindLink {
 			ch = delims[f.kind][0]
 			next := c
-			if i+1 < len(r.frames) {
-				next = '*' // another opener; it may be dropped, but it may not
+			if i+1 < len(r.frames) && !isSpaceRune(c) {
+				next = '*' // another opener, unless it is dropped
 			}
 			adjacent := !written && r.closerEnd == len(r.buf) && len(r.buf) > 0 && r.buf[len(r.buf)-1] == ch
 			// Inside a word, '*' could close an enclosing '*' instead.
