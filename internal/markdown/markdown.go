@@ -256,25 +256,19 @@ func attr(n *html.Node, key string) string {
 	return ""
 }
 
-// equalFoldTrim reports whether s, without surrounding ASCII spaces, is
-// lower, ignoring ASCII case.
+// htmlSpace is the whitespace of HTML.
+const htmlSpace = " \t\n\f\r"
+
+// equalFoldTrim reports whether s, without surrounding HTML whitespace, is
+// lower, ignoring case.
 func equalFoldTrim(s, lower string) bool {
-	s = trimSpace(s)
-	if len(s) != len(lower) {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if toLower(s[i]) != lower[i] {
-			return false
-		}
-	}
-	return true
+	return strings.EqualFold(trimSpace(s), lower)
 }
 
 // displayNone reports whether the inline style s has display: none.
 func displayNone(s string) bool {
 	for i := 0; i+len("display") <= len(s); i++ {
-		if toLower(s[i]) != 'd' || !hasPrefixFold(s[i:], "display") {
+		if !hasPrefixFold(s[i:], "display") {
 			continue
 		}
 		if i > 0 && isNameByte(s[i-1]) { // e.g. "-webkit-display" is not it
@@ -293,7 +287,7 @@ func displayNone(s string) bool {
 }
 
 func isNameByte(c byte) bool {
-	return c == '-' || c == '_' || '0' <= c && c <= '9' || 'a' <= toLower(c) && toLower(c) <= 'z'
+	return c == '-' || c == '_' || '0' <= c && c <= '9' || 'a' <= c|0x20 && c|0x20 <= 'z'
 }
 
 func skipSpace(s string, i int) int {
@@ -303,33 +297,10 @@ func skipSpace(s string, i int) int {
 	return i
 }
 
-func hasPrefixFold(s, lower string) bool {
-	if len(s) < len(lower) {
-		return false
-	}
-	for i := 0; i < len(lower); i++ {
-		if toLower(s[i]) != lower[i] {
-			return false
-		}
-	}
-	return true
-}
-
-func toLower(c byte) byte {
-	if 'A' <= c && c <= 'Z' {
-		return c + 'a' - 'A'
-	}
-	return c
+// hasPrefixFold reports whether s begins with prefix, ignoring case.
+func hasPrefixFold(s, prefix string) bool {
+	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
 }
 
 // trimSpace trims HTML whitespace from both ends of s.
-func trimSpace(s string) string {
-	i, j := 0, len(s)
-	for i < j && isSpace(s[i]) {
-		i++
-	}
-	for j > i && isSpace(s[j-1]) {
-		j--
-	}
-	return s[i:j]
-}
+func trimSpace(s string) string { return strings.Trim(s, htmlSpace) }
