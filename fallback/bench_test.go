@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
@@ -53,32 +56,51 @@ func median(d []time.Duration) float64 {
 // included), which is the steadier figure when other work shares the
 // cores.
 func BenchmarkConvert1MB(b *testing.B) {
+	page := bigPage(1 << 20)
 	for _, main := range []bool{false, true} {
-		b.Run(fmt.Sprintf("main=%v", main), func(b *testing.B) {
-			page := bigPage(1 << 20)
-			f, err := New(Options{MainContent: main})
-			if err != nil {
-				b.Fatal(err)
-			}
-			u, _ := url.Parse("https://example.com/big")
-			ctx := context.Background()
-			b.SetBytes(int64(len(page)))
-			b.ReportAllocs()
-			wall := make([]time.Duration, 0, b.N)
-			cpu := make([]time.Duration, 0, b.N)
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				start, startCPU := time.Now(), cpuTime()
-				_, md, err := f.htmlToMarkdown(ctx, u, page)
-				wall = append(wall, time.Since(start))
-				cpu = append(cpu, cpuTime()-startCPU)
-				if err != nil || len(md) < len(page)/4 {
-					b.Fatalf("convert: %v, %d bytes of Markdown", err, len(md))
-				}
-			}
-			b.StopTimer()
-			b.ReportMetric(median(wall), "median-ms")
-			b.ReportMetric(median(cpu), "median-cpu-ms")
-		})
+		b.Run(fmt.Sprintf("main=%v", main), func(b *testing.B) { benchConvert(b, page, main) })
 	}
+}
+
+// BenchmarkConvertRealPage converts a real 1 MB page, a Wikipedia article
+// from readability's test pages, the way BenchmarkConvert1MB does.
+func BenchmarkConvertRealPage(b *testing.B) {
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "codeberg.org/readeck/go-readability/v2").Output()
+	if err != nil {
+		b.Fatalf("finding readability's test pages: %v", err)
+	}
+	body, err := os.ReadFile(filepath.Join(strings.TrimSpace(string(out)), "test-pages", "wikipedia-2", "source.html"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	page := decodeHTML(body, "text/html")
+	for _, main := range []bool{false, true} {
+		b.Run(fmt.Sprintf("main=%v", main), func(b *testing.B) { benchConvert(b, page, main) })
+	}
+}
+
+func benchConvert(b *testing.B, page string, main bool) {
+	f, err := New(Options{MainContent: main})
+	if err != nil {
+		b.Fatal(err)
+	}
+	u, _ := url.Parse("https://example.com/big")
+	ctx := context.Background()
+	b.SetBytes(int64(len(page)))
+	b.ReportAllocs()
+	wall := make([]time.Duration, 0, b.N)
+	cpu := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		start, startCPU := time.Now(), cpuTime()
+		_, md, err := f.htmlToMarkdown(ctx, u, page)
+		wall = append(wall, time.Since(start))
+		cpu = append(cpu, cpuTime()-startCPU)
+		if err != nil || len(md) < 1000 {
+			b.Fatalf("convert: %v, %d bytes of Markdown", err, len(md))
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(median(wall), "median-ms")
+	b.ReportMetric(median(cpu), "median-cpu-ms")
 }
