@@ -2,6 +2,10 @@ package markdown
 
 import (
 	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"unicode"
@@ -84,5 +88,30 @@ func checkRoundTrip(t *testing.T, src string) {
 func TestRoundTrip(t *testing.T) {
 	for _, tc := range goldens {
 		t.Run(tc.name, func(t *testing.T) { checkRoundTrip(t, tc.in) })
+	}
+}
+
+// TestRoundTripRealPages round-trips the 134 real-world pages (news,
+// blogs, Wikipedia; 29 MB) that readability, a dependency of fallback,
+// ships as its test data.
+func TestRoundTripRealPages(t *testing.T) {
+	out, err := exec.Command("go", "mod", "download", "-json", "codeberg.org/readeck/go-readability/v2").Output()
+	if err != nil {
+		t.Fatalf("go mod download readability: %v", err)
+	}
+	var mod struct{ Dir string }
+	if err := json.Unmarshal(out, &mod); err != nil || mod.Dir == "" {
+		t.Fatalf("go mod download readability: no directory in %s (%v)", out, err)
+	}
+	pages, err := filepath.Glob(filepath.Join(mod.Dir, "test-pages", "*", "source.html"))
+	if err != nil || len(pages) < 100 {
+		t.Fatalf("readability's test pages: found %d in %s (%v)", len(pages), mod.Dir, err)
+	}
+	for _, p := range pages {
+		src, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Run(filepath.Base(filepath.Dir(p)), func(t *testing.T) { checkRoundTrip(t, string(src)) })
 	}
 }
