@@ -78,7 +78,6 @@ func newFetchFallback(fc FallbackConfig, check func(fallbackCall, string) policy
 		MaxBytes:    fc.MaxBytes,
 		MainContent: fc.MainContent,
 		AllowHosts:  fc.AllowHosts,
-		UserAgent:   "toolgate/" + Version + " (+fetch fallback)",
 		// Every URL, redirects included, goes through the same policy as
 		// the call: the original's fallback bypassed its own rule.
 		Check: func(ctx context.Context, u *url.URL) error {

@@ -26,12 +26,8 @@ func parsePattern(s string) (pattern, error) {
 }
 
 func (p pattern) match(server, tool string) bool {
-	return globMatch(p.server, server) && globMatch(p.tool, tool)
+	return glob.Match(p.server, server) && glob.Match(p.tool, tool)
 }
-
-// globMatch reports whether s matches pat, where '*' matches any run of
-// characters (including none) and every other character matches itself.
-func globMatch(pat, s string) bool { return glob.Match(pat, s) }
 
 // filter is the allow/deny decision shared by discovery and calls.
 type filter struct {

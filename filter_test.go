@@ -2,32 +2,6 @@ package toolgate
 
 import "testing"
 
-func TestGlobMatch(t *testing.T) {
-	for _, tc := range []struct {
-		pat, s string
-		want   bool
-	}{
-		{"*", "", true},
-		{"*", "anything", true},
-		{"delete_*", "delete_file", true},
-		{"delete_*", "undelete_file", false},
-		{"*_search", "google_search", true},
-		{"*_search", "google_search_x", false},
-		{"a*b*c", "aXXbYYc", true},
-		{"a*b*c", "aXXcYYb", false},
-		{"a**c", "abc", true},
-		{"exact", "exact", true},
-		{"exact", "exactly", false},
-		{"", "", true},
-		{"", "x", false},
-		{"*a*a*a*a*a*a*b", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", false},
-	} {
-		if got := globMatch(tc.pat, tc.s); got != tc.want {
-			t.Errorf("globMatch(%q, %q) = %v, want %v", tc.pat, tc.s, got, tc.want)
-		}
-	}
-}
-
 func TestFilter(t *testing.T) {
 	f, err := newFilter([]string{"search:sogou_search", "*:delete_*"}, nil)
 	if err != nil {

@@ -1,4 +1,6 @@
 package toolgate
 
+import "github.com/toolgate/toolgate/internal/version"
+
 // Version is toolgate's version, sent to servers as the client version.
-const Version = "0.1.0"
+const Version = version.Version

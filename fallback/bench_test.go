@@ -5,36 +5,13 @@ import (
 	"fmt"
 	"net/url"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
-)
 
-// bigPage returns an HTML page of about size bytes: navigation, then
-// sections with headings, paragraphs with links and emphasis, lists,
-// tables and code, then a footer.
-func bigPage(size int) string {
-	var b strings.Builder
-	b.WriteString(`<!DOCTYPE html><html><head><title>Big page</title><style>p{margin:0}</style></head><body>
-<nav><ul><li><a href="/">Home</a></li><li><a href="/docs">Docs</a></li><li><a href="/blog">Blog</a></li></ul></nav><main>`)
-	for i := 0; b.Len() < size; i++ {
-		fmt.Fprintf(&b, `<section id="s%d"><h2>Section %d</h2>
-<p>The gateway keeps <strong>one session</strong> per server and applies <em>timeouts</em>, cancellation and
-policy the same way on every transport. See <a href="/docs/%d?ref=big&amp;n=%d">the reference</a> and
-<code>CallTool</code> for details &mdash; all of it in one stable shape.</p>
-<ul><li>first point %d</li><li>second point with <a href="https://example.com/%d">a link</a></li><li>third point</li></ul>
-<table><thead><tr><th>name</th><th>value</th></tr></thead><tbody><tr><td>calls</td><td>%d</td></tr><tr><td>errors</td><td>0</td></tr></tbody></table>
-<pre><code>res := m.CallTool(ctx, "calc", "evaluate", args) // %d</code></pre>
-<blockquote><p>Quoted text number %d, with a line that is long enough to wrap in most readers of Markdown.</p></blockquote></section>
-`, i, i, i, i, i, i, i, i, i)
-	}
-	b.WriteString(`</main><footer><p>Copyright</p></footer></body></html>`)
-	return b.String()
-}
+	"github.com/toolgate/toolgate/internal/htmltest"
+)
 
 // cpuTime is the CPU time the process has used, user and system.
 func cpuTime() time.Duration {
@@ -56,7 +33,7 @@ func median(d []time.Duration) float64 {
 // included), which is the steadier figure when other work shares the
 // cores.
 func BenchmarkConvert1MB(b *testing.B) {
-	page := bigPage(1 << 20)
+	page := htmltest.BigPage(1 << 20)
 	for _, main := range []bool{false, true} {
 		b.Run(fmt.Sprintf("main=%v", main), func(b *testing.B) { benchConvert(b, page, main) })
 	}
@@ -65,11 +42,7 @@ func BenchmarkConvert1MB(b *testing.B) {
 // BenchmarkConvertRealPage converts a real 1 MB page, a Wikipedia article
 // from readability's test pages, the way BenchmarkConvert1MB does.
 func BenchmarkConvertRealPage(b *testing.B) {
-	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "codeberg.org/readeck/go-readability/v2").Output()
-	if err != nil {
-		b.Fatalf("finding readability's test pages: %v", err)
-	}
-	body, err := os.ReadFile(filepath.Join(strings.TrimSpace(string(out)), "test-pages", "wikipedia-2", "source.html"))
+	body, err := os.ReadFile(htmltest.RealPages(b)["wikipedia-2"])
 	if err != nil {
 		b.Fatal(err)
 	}

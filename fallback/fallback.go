@@ -19,8 +19,9 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"runtime/debug"
 	"time"
+
+	"github.com/toolgate/toolgate/internal/version"
 )
 
 // Defaults for the zero values of Options.
@@ -91,7 +92,7 @@ func New(opts Options) (*Fetcher, error) {
 		opts.Timeout = DefaultTimeout
 	}
 	if opts.UserAgent == "" {
-		opts.UserAgent = "toolgate/" + moduleVersion() + " (+fetch fallback)"
+		opts.UserAgent = "toolgate/" + version.Version + " (+fetch fallback)"
 	}
 	f := &Fetcher{opts: opts, allow: allow}
 	f.client = &http.Client{Transport: f.newTransport(), CheckRedirect: f.checkRedirect}
@@ -101,24 +102,6 @@ func New(opts Options) (*Fetcher, error) {
 // CloseIdleConnections closes the connections that the Fetcher keeps
 // open for reuse. The Fetcher stays usable.
 func (f *Fetcher) CloseIdleConnections() { f.client.CloseIdleConnections() }
-
-// moduleVersion is toolgate's module version as built into the binary, or
-// "dev" in a development build. (The root package's Version constant
-// cannot be imported from here: the root package imports this one.)
-func moduleVersion() string {
-	const module = "github.com/toolgate/toolgate"
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		if bi.Main.Path == module && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-			return bi.Main.Version
-		}
-		for _, d := range bi.Deps {
-			if d.Path == module && d.Version != "" {
-				return d.Version
-			}
-		}
-	}
-	return "dev"
-}
 
 func (f *Fetcher) newTransport() *http.Transport {
 	connect := min(maxConnectTimeout, f.opts.Timeout)

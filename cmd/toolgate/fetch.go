@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/toolgate/toolgate"
 	"github.com/toolgate/toolgate/fallback"
 )
 
@@ -45,7 +44,7 @@ func (h *hostList) Set(v string) error {
 
 // runFetch is "toolgate fetch URL": it prints the converted page.
 func runFetch(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	opts := fallback.Options{UserAgent: "toolgate/" + toolgate.Version + " (+fetch fallback)"}
+	var opts fallback.Options
 	var allow hostList
 	var help bool
 	fs := flag.NewFlagSet("toolgate fetch", flag.ContinueOnError)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolgate/toolgate/internal/mcptest"
 	"go.uber.org/goleak"
 )
 
@@ -24,22 +25,7 @@ func connect(t *testing.T, name string) *mcp.ClientSession {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := context.Background()
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := srv.Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatalf("server connect: %v", err)
-	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil).Connect(ctx, ct, nil)
-	if err != nil {
-		ss.Close()
-		t.Fatalf("client connect: %v", err)
-	}
-	t.Cleanup(func() {
-		cs.Close()
-		ss.Wait()
-	})
-	return cs
+	return mcptest.Connect(t, srv, nil)
 }
 
 // call calls a tool, failing the test on protocol errors, and returns the

@@ -13,13 +13,21 @@ func TestMatch(t *testing.T) {
 		want   bool
 	}{
 		{"*", "", true},
+		{"*", "anything", true},
 		{"delete_*", "delete_file", true},
 		{"delete_*", "undelete", false},
+		{"delete_*", "undelete_file", false},
+		{"*_search", "google_search", true},
+		{"*_search", "google_search_x", false},
 		{"a*b*c", "aXbYc", true},
 		{"a*b*c", "aXcYb", false},
+		{"a**c", "abc", true},
+		{"exact", "exact", true},
+		{"exact", "exactly", false},
 		{"", "", true},
 		{"", "x", false},
 		{"*a*a*a*a*a*b", strings.Repeat("a", 40), false},
+		{"*a*a*a*a*a*a*b", strings.Repeat("a", 43), false},
 	} {
 		if got := Match(tc.pat, tc.s); got != tc.want {
 			t.Errorf("Match(%q, %q) = %v", tc.pat, tc.s, got)

@@ -327,13 +327,7 @@ func (r *renderer) emphasis(n *html.Node, k kind) {
 		r.children(n)
 		return
 	}
-	r.frames = append(r.frames, frame{kind: k, pos: notWritten})
-	r.active[k]++
-	r.inline++
-	r.children(n)
-	r.inline--
-	r.active[k]--
-	r.closeFrame()
+	r.framed(n, frame{kind: k, pos: notWritten})
 }
 
 // link renders an a element. One without a usable href, or inside
@@ -344,12 +338,17 @@ func (r *renderer) link(n *html.Node) {
 		r.children(n)
 		return
 	}
-	r.frames = append(r.frames, frame{kind: kindLink, pos: notWritten, href: href})
-	r.active[kindLink]++
+	r.framed(n, frame{kind: kindLink, pos: notWritten, href: href})
+}
+
+// framed renders n's children inline, inside the frame f.
+func (r *renderer) framed(n *html.Node, f frame) {
+	r.frames = append(r.frames, f)
+	r.active[f.kind]++
 	r.inline++
 	r.children(n)
 	r.inline--
-	r.active[kindLink]--
+	r.active[f.kind]--
 	r.closeFrame()
 }
 

@@ -2,15 +2,15 @@ package markdown
 
 import (
 	"bytes"
-	"encoding/json"
+	"maps"
 	"os"
-	"os/exec"
-	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/toolgate/toolgate/internal/htmltest"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/extension"
 	"golang.org/x/net/html"
@@ -95,23 +95,12 @@ func TestRoundTrip(t *testing.T) {
 // blogs, Wikipedia; 29 MB) that readability, a dependency of fallback,
 // ships as its test data.
 func TestRoundTripRealPages(t *testing.T) {
-	out, err := exec.Command("go", "mod", "download", "-json", "codeberg.org/readeck/go-readability/v2").Output()
-	if err != nil {
-		t.Fatalf("go mod download readability: %v", err)
-	}
-	var mod struct{ Dir string }
-	if err := json.Unmarshal(out, &mod); err != nil || mod.Dir == "" {
-		t.Fatalf("go mod download readability: no directory in %s (%v)", out, err)
-	}
-	pages, err := filepath.Glob(filepath.Join(mod.Dir, "test-pages", "*", "source.html"))
-	if err != nil || len(pages) < 100 {
-		t.Fatalf("readability's test pages: found %d in %s (%v)", len(pages), mod.Dir, err)
-	}
-	for _, p := range pages {
-		src, err := os.ReadFile(p)
+	pages := htmltest.RealPages(t)
+	for _, name := range slices.Sorted(maps.Keys(pages)) {
+		src, err := os.ReadFile(pages[name])
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Run(filepath.Base(filepath.Dir(p)), func(t *testing.T) { checkRoundTrip(t, string(src)) })
+		t.Run(name, func(t *testing.T) { checkRoundTrip(t, string(src)) })
 	}
 }

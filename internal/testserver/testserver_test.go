@@ -15,35 +15,13 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolgate/toolgate/internal/mcptest"
 	"go.uber.org/goleak"
 )
 
 func TestMain(m *testing.M) {
 	MainIfRequested()
 	goleak.VerifyTestMain(m)
-}
-
-// connect connects a client with the given options to srv over in-memory
-// transports; both sessions are closed when the test ends.
-func connect(t *testing.T, srv *mcp.Server, opts *mcp.ClientOptions) *mcp.ClientSession {
-	t.Helper()
-	ctx := context.Background()
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := srv.Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatalf("server connect: %v", err)
-	}
-	client := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "v0"}, opts)
-	cs, err := client.Connect(ctx, ct, nil)
-	if err != nil {
-		ss.Close()
-		t.Fatalf("client connect: %v", err)
-	}
-	t.Cleanup(func() {
-		cs.Close()
-		ss.Wait()
-	})
-	return cs
 }
 
 // call calls the named tool and fails the test on a protocol error.
@@ -101,7 +79,7 @@ func checkPNG(t *testing.T, c mcp.Content) {
 
 func TestToolsListed(t *testing.T) {
 	srv, _ := New()
-	cs := connect(t, srv, nil)
+	cs := mcptest.Connect(t, srv, nil)
 	init := cs.InitializeResult()
 	if init.ServerInfo.Name != ImplementationName {
 		t.Errorf("server name = %q, want %q", init.ServerInfo.Name, ImplementationName)
@@ -131,7 +109,7 @@ func TestToolsListed(t *testing.T) {
 
 func TestSimpleTools(t *testing.T) {
 	srv, stats := New()
-	cs := connect(t, srv, nil)
+	cs := mcptest.Connect(t, srv, nil)
 	wantText(t, call(t, cs, "echo", map[string]any{"text": "héllo"}), "héllo")
 	wantText(t, call(t, cs, "echo", map[string]any{"text": ""}), "")
 	wantText(t, call(t, cs, "slow", map[string]any{"ms": 10}), "slept 10ms")
@@ -157,7 +135,7 @@ func TestSimpleTools(t *testing.T) {
 
 func TestImageAndMixed(t *testing.T) {
 	srv, _ := New()
-	cs := connect(t, srv, nil)
+	cs := mcptest.Connect(t, srv, nil)
 	res := call(t, cs, "image", nil)
 	if len(res.Content) != 2 {
 		t.Fatalf("image: %d content blocks, want 2", len(res.Content))
@@ -185,7 +163,7 @@ func TestImageAndMixed(t *testing.T) {
 
 func TestStructured(t *testing.T) {
 	srv, _ := New()
-	cs := connect(t, srv, nil)
+	cs := mcptest.Connect(t, srv, nil)
 	res := call(t, cs, "structured", map[string]any{"a": 2, "b": 40})
 	if res.IsError {
 		t.Fatalf("IsError: %q", texts(res))
@@ -201,7 +179,7 @@ func TestStructured(t *testing.T) {
 
 func TestSlowCancelled(t *testing.T) {
 	srv, stats := New()
-	cs := connect(t, srv, nil)
+	cs := mcptest.Connect(t, srv, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "slow", Arguments: map[string]any{"ms": 60000}})
@@ -220,7 +198,7 @@ func TestSlowCancelled(t *testing.T) {
 func TestAddRemoveTool(t *testing.T) {
 	srv, stats := New()
 	changed := make(chan struct{}, 10)
-	cs := connect(t, srv, &mcp.ClientOptions{
+	cs := mcptest.Connect(t, srv, &mcp.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
 	})
 	waitChanged := func() {
